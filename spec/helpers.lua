@@ -1,0 +1,94 @@
+-- Shared by the specs: the module under test, reference data, and the list
+-- of kernel configurations this build can run.
+local avxbuf = require "avxbuf"
+local M = { avxbuf = avxbuf }
+
+-- Deterministic pseudo-random bytes (xorshift), independent of avxbuf.
+function M.pattern(n, seed)
+  local x = (seed or 1) * 2654435761 % 4294967296 + 1
+  local t = {}
+  for i = 1, n do
+    x = x ~ (x << 13) & 0xFFFFFFFF
+    x = x ~ (x >> 17)
+    x = x ~ (x << 5) & 0xFFFFFFFF
+    t[i] = string.char(x & 0xFF)
+  end
+  return table.concat(t)
+end
+
+-- A long pattern without a power-of-two period, so misplaced bytes show.
+function M.long_pattern(n, seed)
+  local chunk = M.pattern(4099, seed)
+  return (chunk:rep(n // #chunk + 1)):sub(1, n)
+end
+
+-- Where two equal-length strings first differ, for failure messages.
+function M.first_difference(a, b)
+  if #a ~= #b then return string.format("lengths %d and %d", #a, #b) end
+  for i = 1, #a do
+    if a:byte(i) ~= b:byte(i) then
+      return string.format("byte %d: got %d, expected %d", i, a:byte(i), b:byte(i))
+    end
+  end
+end
+
+function M.assert_bytes(actual, expected, what)
+  if actual ~= expected then
+    error(string.format("%s: %s", what, M.first_difference(actual, expected)), 2)
+  end
+end
+
+-- Thresholds switched off, so one family serves every size.
+local function only(knobs)
+  local t = { avx3_threshold = 0, rep_movsb_threshold = 0, rep_stosb_threshold = 0,
+              nontemporal_threshold = 0 }
+  for k, v in pairs(knobs) do t[k] = v end
+  return t
+end
+
+local family = { [0] = "sse2", "avx", "avx2", "avx512" }
+
+-- Every kernel this build can run: {name, knobs, copy = expected kernel name,
+-- fill = expected kernel name} (names as avxbuf.kernel reports them for n >= 1).
+function M.kernel_configs()
+  local max = avxbuf.emulated and 3 or avxbuf.cpu().max_use_avx
+  local configs = {}
+  local function add(name, knobs, copy, fill)
+    configs[#configs + 1] = { name = name, knobs = knobs, copy = copy, fill = fill or copy }
+  end
+  for level = 0, max do
+    add(family[level], only { use_avx = level }, family[level])
+    add(family[level] .. "_nt", only { use_avx = level, nontemporal_threshold = 1 },
+        family[level] .. "_nt")
+  end
+  if max == 3 then
+    add("avx512_256", only { use_avx = 3, max_vector_size = 32 }, "avx512_256")
+    add("avx512_256_nt", only { use_avx = 3, max_vector_size = 32, nontemporal_threshold = 1 },
+        "avx512_256_nt")
+  end
+  if avxbuf.cpu().features.erms then
+    add("rep", only { rep_movsb_threshold = 1, rep_stosb_threshold = 1 }, "rep_movsb", "rep_stosb")
+  end
+  add("libc", { kernel = "libc" }, "libc")
+  return configs
+end
+
+function M.use(knobs)
+  avxbuf.reset()
+  return avxbuf.configure(knobs)
+end
+
+-- Runs `lua5.4 -e code` with the same flavour and environment additions;
+-- returns stdout and stderr joined, and the exit status.
+function M.run_child(env, code)
+  local prefix = {}
+  for k, v in pairs(env) do prefix[#prefix + 1] = string.format("%s=%q", k, v) end
+  local cpath = package.cpath:match("^[^;]*")
+  local cmd = string.format("%s LUA_CPATH=%q %q -e %q 2>&1; echo \"exit $?\"",
+                            table.concat(prefix, " "), cpath, arg[-1] or "lua5.4", code)
+  local out = io.popen(cmd):read("a")
+  local status = tonumber(out:match("exit (%d+)\n$"))
+  return out:gsub("exit %d+\n$", ""), status
+end
+
+return M

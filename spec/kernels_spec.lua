@@ -1,0 +1,164 @@
+-- Every kernel the build can run, against a reference built from Lua string
+-- operations (which never touch avxbuf's kernels): every size 0..1100,
+-- misalignments 0..63 of source and destination, overlap both ways, a few
+-- MiB, and 64 guard bytes either side of every destination.
+local lu = require "luaunit"
+local h = require "helpers"
+local avxbuf = h.avxbuf
+
+local GUARD = 64
+local MAXN = 1100
+-- Destination buffer: guard, 63 bytes of misalignment room, data, guard.
+local DLEN = GUARD + 63 + MAXN + GUARD
+
+local dpat = h.pattern(DLEN, 1)
+local spat = h.pattern(MAXN + 64, 2)
+
+-- Sizes where some kernel changes strategy: vector multiples +-1 up to 16 x 64.
+local CLASS_SIZES = {}
+for _, v in ipairs { 16, 32, 64 } do
+  for m = 1, 16 do
+    for d = -1, 1 do
+      local n = v * m + d
+      if n >= 0 and n <= MAXN then CLASS_SIZES[n] = true end
+    end
+  end
+end
+local class_list = {}
+for n in pairs(CLASS_SIZES) do class_list[#class_list + 1] = n end
+table.sort(class_list)
+
+-- One copy from a string or buffer source into a fresh destination, checked.
+local function check_copy(dst, src, sbytes, n, da, sa, what)
+  dst:copy(1, dpat)
+  local di = GUARD + da + 1
+  avxbuf.copy(dst, di, src, sa + 1, n)
+  local expected = dpat:sub(1, di - 1) .. sbytes:sub(sa + 1, sa + n) .. dpat:sub(di + n)
+  h.assert_bytes(dst:tostring(), expected,
+                 string.format("%s copy n=%d dst+%d src+%d", what, n, da, sa))
+end
+
+local function check_fill(dst, byte, n, da, what)
+  dst:copy(1, dpat)
+  local di = GUARD + da + 1
+  if byte == 0 then avxbuf.zero(dst, di, n) else avxbuf.fill(dst, byte, di, n) end
+  local expected = dpat:sub(1, di - 1) .. string.char(byte):rep(n) .. dpat:sub(di + n)
+  h.assert_bytes(dst:tostring(), expected,
+                 string.format("%s %s n=%d dst+%d", what, byte == 0 and "zero" or "fill", n, da))
+end
+
+-- Same-buffer copy from si to di (1-based, inside the data area), checked.
+local function check_overlap(buf, di, si, n, what)
+  buf:copy(1, dpat)
+  avxbuf.copy(buf, di, buf, si, n)
+  local expected = dpat:sub(1, di - 1) .. dpat:sub(si, si + n - 1) .. dpat:sub(di + n)
+  h.assert_bytes(buf:tostring(), expected,
+                 string.format("%s overlapping copy n=%d from %d to %d", what, n, si, di))
+end
+
+local function kernel_suite(cfg)
+  local suite = {}
+  local function setup()
+    h.use(cfg.knobs)
+    lu.assertEquals(avxbuf.kernel("copy", 1000), cfg.copy)
+    lu.assertEquals(avxbuf.kernel("zero", 1000), cfg.fill)
+    lu.assertEquals(avxbuf.kernel("fill", 1000), cfg.fill)
+  end
+  suite.setUp = setup
+  suite.tearDown = function() avxbuf.reset() end
+
+  function suite.test_every_size()
+    local dst = avxbuf.new(DLEN)
+    local src = avxbuf.from(spat)
+    for n = 0, MAXN do
+      local da, sa = n % 64, (n * 7 + 3) % 64
+      check_copy(dst, src, spat, n, da, sa, cfg.name)
+      check_copy(dst, spat, spat, n, sa, da, cfg.name .. " (string source)")
+      check_fill(dst, 0, n, da, cfg.name)
+      check_fill(dst, 0xA5, n, sa, cfg.name)
+    end
+  end
+
+  function suite.test_every_misalignment()
+    local dst = avxbuf.new(DLEN)
+    local src = avxbuf.from(spat)
+    for _, n in ipairs(class_list) do
+      for da = 0, 63 do
+        -- every source offset at a few sizes, a spread of them elsewhere
+        local step = (n == 33 or n == 100 or n == 1000) and 1 or 13
+        for sa = da % step, 63, step do check_copy(dst, src, spat, n, da, sa, cfg.name) end
+        check_fill(dst, n % 255 + 1, n, da, cfg.name)
+      end
+    end
+  end
+
+  function suite.test_overlap_both_directions()
+    local buf = avxbuf.new(DLEN)
+    for _, n in ipairs(class_list) do
+      for _, dist in ipairs { 1, 7, 16, 31, 32, 33, 63, 64, 65, 129, n - 1 } do
+        if dist >= 1 and dist < n and GUARD + dist + n <= DLEN - GUARD then
+          local lo = GUARD + (n + dist) % 64 + 1
+          check_overlap(buf, lo + dist, lo, n, cfg.name)  -- forward overlap: dst after src
+          check_overlap(buf, lo, lo + dist, n, cfg.name)  -- dst before src
+        end
+      end
+      check_overlap(buf, GUARD + 1, GUARD + 1, n, cfg.name)  -- onto itself
+    end
+  end
+
+  function suite.test_few_mib()
+    local n = 3 * 1024 * 1024 + 17
+    local big = h.long_pattern(n + 2 * GUARD + 8192, 3)
+    local src = h.long_pattern(n + 64, 4)
+    local dst = avxbuf.from(big)
+    avxbuf.copy(dst, GUARD + 6, src, 4, n)
+    h.assert_bytes(dst:tostring(), big:sub(1, GUARD + 5) .. src:sub(4, n + 3) .. big:sub(GUARD + 6 + n),
+                   cfg.name .. " 3 MiB copy")
+    dst = avxbuf.from(big)
+    avxbuf.fill(dst, 0x5A, GUARD + 3, n)
+    h.assert_bytes(dst:tostring(), big:sub(1, GUARD + 2) .. ("\x5A"):rep(n) .. big:sub(GUARD + 3 + n),
+                   cfg.name .. " 3 MiB fill")
+    for _, shift in ipairs { 1, 4097, -1, -4097 } do
+      dst = avxbuf.from(big)
+      local si = GUARD + 4160
+      avxbuf.copy(dst, si + shift, dst, si, n)
+      h.assert_bytes(dst:tostring(),
+                     big:sub(1, si + shift - 1) .. big:sub(si, si + n - 1) .. big:sub(si + shift + n),
+                     string.format("%s 3 MiB overlapping copy by %d", cfg.name, shift))
+    end
+  end
+  return suite
+end
+
+for _, cfg in ipairs(h.kernel_configs()) do
+  _G["TestKernel_" .. cfg.name] = kernel_suite(cfg)
+end
+
+-- The default configuration, at sizes either side of each of its thresholds.
+TestDefaultThresholds = {}
+function TestDefaultThresholds.test_around_every_threshold()
+  avxbuf.reset()
+  local cfg = avxbuf.config()
+  local checked = 0
+  for _, knob in ipairs { "avx3_threshold", "rep_movsb_threshold", "rep_stosb_threshold",
+                          "nontemporal_threshold" } do
+    local t = cfg[knob]
+    if t > 0 and t < 64 * 1024 * 1024 then
+      local big = h.long_pattern(t + 256, 5)
+      local src = h.long_pattern(t + 64, 6)
+      for n = t - 1, t + 1 do
+        local dst = avxbuf.from(big)
+        avxbuf.copy(dst, 65, src, 2, n)
+        h.assert_bytes(dst:tostring(), big:sub(1, 64) .. src:sub(2, n + 1) .. big:sub(65 + n),
+                       string.format("default copy n=%d (%s=%d, kernel %s)", n, knob, t,
+                                     avxbuf.kernel("copy", n)))
+        avxbuf.zero(dst, 66, n)
+        lu.assertEquals(dst:tostring(66, 65 + n), ("\0"):rep(n))
+        lu.assertEquals(dst:tostring(1, 65), big:sub(1, 64) .. src:sub(2, 2))
+        lu.assertEquals(dst:tostring(66 + n), big:sub(66 + n))
+        checked = checked + 1
+      end
+    end
+  end
+  lu.assertTrue(checked > 0)
+end

@@ -1,0 +1,56 @@
+-- Test runner: lua5.4 spec/run.lua DIR [DIR ...]
+-- Each DIR holds one flavour of avxbuf.so (build = native, build/emul =
+-- emulated AVX-512). Each flavour runs in its own process; the last line is
+-- the total "N passed, N failed", and the exit status is non-zero on any
+-- failure or error, or when no test ran at all.
+local lua = arg[-1] or "lua5.4"
+local child_dir = os.getenv("AVXBUF_SPEC_DIR")
+
+if child_dir then
+  package.path = "lua/?.lua;lua/?/init.lua;spec/?.lua;" .. package.path
+  package.cpath = child_dir .. "/?.so;" .. package.cpath
+  local lu = require "luaunit"
+  local specs = {}
+  for name in io.popen("ls spec/*_spec.lua"):lines() do specs[#specs + 1] = name end
+  for _, file in ipairs(specs) do dofile(file) end
+  local runner = lu.LuaUnit.new()
+  runner:setOutputType("text")
+  runner:runSuite(table.unpack(arg))
+  local r = runner.result
+  print(string.format("%s: %d passed, %d failed", child_dir, r.successCount,
+                      r.failureCount + r.errorCount))
+  os.exit(r.notSuccessCount == 0 and r.successCount > 0 and 0 or 1)
+end
+
+if #arg == 0 then
+  io.stderr:write("usage: lua5.4 spec/run.lua DIR [DIR ...] [-- luaunit options]\n")
+  os.exit(2)
+end
+
+local dirs, extra = {}, {}
+for i = 1, #arg do
+  if arg[i] == "--" then table.move(arg, i + 1, #arg, 1, extra) break end
+  dirs[#dirs + 1] = arg[i]
+end
+
+local passed, failed, all_ok = 0, 0, true
+for _, dir in ipairs(dirs) do
+  local cmd = string.format("AVXBUF_SPEC_DIR=%q %q spec/run.lua %s 2>&1; echo \"exit $?\"",
+                            dir, lua, table.concat(extra, " "))
+  local p, f, status = nil, nil, nil
+  for line in io.popen(cmd):lines() do
+    local dp, df = line:match("^" .. dir:gsub("%p", "%%%0") .. ": (%d+) passed, (%d+) failed$")
+    if dp then p, f = tonumber(dp), tonumber(df) end
+    local s = line:match("^exit (%d+)$")
+    if s then status = tonumber(s) else print(line) end
+  end
+  if not p then
+    print(string.format("%s: no result (the suite crashed or ran no test)", dir))
+    all_ok, failed = false, failed + 1
+  else
+    passed, failed = passed + p, failed + f
+    if status ~= 0 or p == 0 then all_ok = false end
+  end
+end
+print(string.format("%d passed, %d failed", passed, failed))
+os.exit(all_ok and failed == 0 and passed > 0 and 0 or 1)

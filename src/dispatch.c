@@ -1,0 +1,109 @@
+#include <pthread.h>
+#include <stdint.h>
+#include "dispatch.h"
+
+#ifdef AVXBUF_EMULATE_AVX512
+#define EMULATED 1
+#else
+#define EMULATED 0
+#endif
+
+static avxbuf_machine machine;
+static pthread_once_t machine_once = PTHREAD_ONCE_INIT;
+
+static void machine_init(void)
+{
+  machine.cpu = avxbuf_cpu_get();
+  avxbuf_policy(machine.cpu, &machine.defaults);
+  machine.emulated = EMULATED;
+}
+
+const avxbuf_machine *avxbuf_machine_get(void)
+{
+  pthread_once(&machine_once, machine_init);
+  return &machine;
+}
+
+static const avxbuf_family
+  fam_sse2 = { &avxbuf_k_sse2, &avxbuf_k_sse2_nt },
+  fam_avx = { &avxbuf_k_avx, &avxbuf_k_avx_nt },
+  fam_avx2 = { &avxbuf_k_avx2, &avxbuf_k_avx2_nt },
+  fam_avx512_256 = { &avxbuf_k_avx512_256, &avxbuf_k_avx512_256_nt },
+  fam_avx512 = { &avxbuf_k_avx512, &avxbuf_k_avx512_nt },
+  fam_libc = { &avxbuf_k_libc, &avxbuf_k_libc };
+
+/* The family for a level and register width (width <= the level's). */
+static avxbuf_family family(long long use_avx, long long width)
+{
+  if (width == 16) return fam_sse2;
+  if (use_avx == 1) return fam_avx;
+  if (use_avx == 2) return fam_avx2;
+  return width == 32 ? fam_avx512_256 : fam_avx512;
+}
+
+static long long pick(const avxbuf_state *st, int k, long long dflt)
+{
+  return st->requested.v[k] != AVXBUF_UNSET ? st->requested.v[k] : dflt;
+}
+
+static size_t from(long long threshold)
+{
+  return threshold == 0 ? SIZE_MAX : (size_t)threshold;
+}
+
+static void plan(avxbuf_state *st)
+{
+  const long long *e = st->effective.v;
+  avxbuf_plan *p = &st->plan;
+  if (e[K_KERNEL] == KERNEL_LIBC) {
+    p->copy_narrow = p->copy_wide = p->fill_narrow = p->fill_wide = fam_libc;
+    p->wide_from = p->rep_movsb_from = p->rep_stosb_from = p->nontemporal_from = SIZE_MAX;
+    return;
+  }
+  avxbuf_family wide = family(e[K_USE_AVX], e[K_MAX_VECTOR_SIZE]);
+  /* HotSpot's AVX3Threshold: below it, 32-byte vectors even at UseAVX=3. */
+  int split = e[K_USE_AVX] == 3 && e[K_MAX_VECTOR_SIZE] == 64 && e[K_AVX3_THRESHOLD] > 0;
+  avxbuf_family narrow = split ? fam_avx512_256 : wide;
+  p->copy_wide = wide;
+  p->copy_narrow = narrow;
+  /* UseXMMForObjInit off: no ymm/zmm stores for zero and fill; 128-bit
+   * stores run at licence 0, and rep stosb keeps its window. */
+  p->fill_wide = e[K_VECTOR_ZEROING] ? wide : fam_sse2;
+  p->fill_narrow = e[K_VECTOR_ZEROING] ? narrow : fam_sse2;
+  p->wide_from = split ? (size_t)e[K_AVX3_THRESHOLD] : 0;
+  p->rep_movsb_from = from(e[K_REP_MOVSB_THRESHOLD]);
+  p->rep_stosb_from = from(e[K_REP_STOSB_THRESHOLD]);
+  p->nontemporal_from = from(e[K_NONTEMPORAL_THRESHOLD]);
+}
+
+void avxbuf_state_resolve(avxbuf_state *st)
+{
+  const avxbuf_machine *m = avxbuf_machine_get();
+  const avxbuf_defaults *d = &m->defaults;
+  long long *e = st->effective.v;
+
+  /* Lower what the CPU and OS cannot run (HotSpot clamps UseAVX the same way).
+   * The emulated build can always run level 3: its AVX-512 kernels are SIMDe. */
+  long long level = pick(st, K_USE_AVX, d->use_avx);
+  if (level > m->cpu->max_use_avx && !(m->emulated && level == 3))
+    level = m->cpu->max_use_avx;
+  long long width = level == 0 ? 16 : level < 3 ? 32 : 64;
+  long long mvs = pick(st, K_MAX_VECTOR_SIZE, width);
+  int erms = m->cpu->has[F_ERMS];
+
+  e[K_USE_AVX] = level;
+  e[K_MAX_VECTOR_SIZE] = mvs < width ? mvs : width;
+  e[K_AVX3_THRESHOLD] = pick(st, K_AVX3_THRESHOLD, d->avx3_threshold);
+  e[K_VECTOR_ZEROING] = pick(st, K_VECTOR_ZEROING, d->vector_zeroing);
+  e[K_REP_MOVSB_THRESHOLD] = erms ? pick(st, K_REP_MOVSB_THRESHOLD, d->rep_movsb_threshold) : 0;
+  e[K_REP_STOSB_THRESHOLD] = erms ? pick(st, K_REP_STOSB_THRESHOLD, d->rep_stosb_threshold) : 0;
+  e[K_NONTEMPORAL_THRESHOLD] = pick(st, K_NONTEMPORAL_THRESHOLD, d->nontemporal_threshold);
+  e[K_KERNEL] = pick(st, K_KERNEL, KERNEL_AUTO);
+  plan(st);
+}
+
+void avxbuf_state_init(avxbuf_state *st)
+{
+  for (int k = 0; k < K_COUNT; k++) st->requested.v[k] = AVXBUF_UNSET;
+  avxbuf_state_resolve(st);
+}

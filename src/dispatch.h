@@ -1,0 +1,63 @@
+/* From settings to kernels: the effective settings of one Lua state, and
+ * the kernel each operation uses at each size. */
+#ifndef AVXBUF_DISPATCH_H
+#define AVXBUF_DISPATCH_H
+
+#include <stddef.h>
+#include "kernels/kernels.h"
+#include "cpu.h"
+#include "policy.h"
+#include "settings.h"
+
+/* What this process runs on: detected and decided once. */
+typedef struct avxbuf_machine {
+  const avxbuf_cpu *cpu;
+  avxbuf_defaults defaults;
+  int emulated;       /* AVX-512 kernels are SIMDe code: level 3 always allowed */
+} avxbuf_machine;
+
+const avxbuf_machine *avxbuf_machine_get(void);
+
+typedef struct avxbuf_family { const avxbuf_kernel *k, *k_nt; } avxbuf_family;
+
+/* Precomputed at configure time so the hot path is a few compares. A
+ * threshold of SIZE_MAX means never. */
+typedef struct avxbuf_plan {
+  avxbuf_family copy_narrow, copy_wide, fill_narrow, fill_wide;
+  size_t wide_from, rep_movsb_from, rep_stosb_from, nontemporal_from;
+} avxbuf_plan;
+
+typedef struct avxbuf_state {
+  avxbuf_settings requested;   /* AVXBUF_UNSET where the default applies */
+  avxbuf_settings effective;
+  avxbuf_plan plan;
+} avxbuf_state;
+
+/* All knobs unset, then resolved. */
+void avxbuf_state_init(avxbuf_state *st);
+/* Recomputes effective settings and plan from requested ones. */
+void avxbuf_state_resolve(avxbuf_state *st);
+
+typedef enum avxbuf_overlap {
+  OV_NONE,        /* disjoint ranges */
+  OV_FORWARD,     /* overlapping, but an ascending copy is safe */
+  OV_BACKWARD     /* dst inside (src, src + n): must copy descending */
+} avxbuf_overlap;
+
+static inline const avxbuf_kernel *avxbuf_pick_copy(const avxbuf_plan *p, size_t n, avxbuf_overlap ov)
+{
+  const avxbuf_family *f = n >= p->wide_from ? &p->copy_wide : &p->copy_narrow;
+  if (n >= p->nontemporal_from && ov == OV_NONE) return f->k_nt;
+  if (n >= p->rep_movsb_from && ov != OV_BACKWARD) return &avxbuf_k_rep_movsb;
+  return f->k;
+}
+
+static inline const avxbuf_kernel *avxbuf_pick_fill(const avxbuf_plan *p, size_t n)
+{
+  const avxbuf_family *f = n >= p->wide_from ? &p->fill_wide : &p->fill_narrow;
+  if (n >= p->nontemporal_from) return f->k_nt;
+  if (n >= p->rep_stosb_from) return &avxbuf_k_rep_stosb;
+  return f->k;
+}
+
+#endif

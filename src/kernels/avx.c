@@ -1,0 +1,8 @@
+/* AVX (AVX1 only): 32-byte moves; Sandy/Ivy Bridge and early AMD have AVX
+ * without AVX2. */
+#include <immintrin.h>
+
+#define KNAME avx
+#define KTARGET __attribute__((target("avx")))
+#include "ymm.h"
+#include "vec_template.h"

@@ -1,0 +1,37 @@
+/* AVX-512 (F+BW+VL): the 32-byte EVEX family (avx512_256, what glibc's
+ * *-evex variants and HotSpot's MaxVectorSize=32 use) and the 64-byte zmm
+ * family (avx512).
+ *
+ * With AVXBUF_EMULATE_AVX512 this same source is compiled against SIMDe
+ * instead of <immintrin.h> and without target attributes, so that the
+ * AVX-512 logic (widths, thresholds, tails, overlap) runs, portably, on
+ * machines without AVX-512. Emulated figures say nothing about hardware. */
+#ifdef AVXBUF_EMULATE_AVX512
+#define SIMDE_ENABLE_NATIVE_ALIASES
+#include <simde/x86/avx512.h>
+/* SIMDe 0.7.4 has no _mm512_stream_si512: an aligned store stands in (it
+ * keeps the alignment requirement, which vec_template.h checks). */
+#define _mm512_stream_si512(p, v) simde_mm512_store_si512(p, v)
+#define AVX512_TARGET
+#else
+#include <immintrin.h>
+#define AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
+#endif
+
+#define KNAME avx512_256
+#define KTARGET AVX512_TARGET
+#include "ymm.h"
+#include "vec_template.h"
+
+#define KNAME avx512
+#define KTARGET AVX512_TARGET
+#define VEC_SIZE 64
+#define vec_t __m512i
+#define V_LOADU(p) _mm512_loadu_si512((const void *)(p))
+#define V_STOREU(p, v) _mm512_storeu_si512((void *)(p), v)
+#define V_STOREA(p, v) _mm512_store_si512((void *)(p), v)
+#define V_STREAM(p, v) _mm512_stream_si512((__m512i *)(void *)(p), v)
+#define V_SET1(c) _mm512_set1_epi8((char)(c))
+#define COPY_LE_VEC avx512_256_copy_le2v
+#define FILL_LE_VEC avx512_256_fill_le2v
+#include "vec_template.h"

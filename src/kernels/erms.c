@@ -1,0 +1,24 @@
+/* rep movsb / rep stosb. With ERMS (and FSRM for short copies) microcode
+ * moves whole cache lines, without a vector register: the report behind
+ * avxbuf found that only such a non-vector clear let a Cascade Lake core
+ * leave licence 1. */
+#include <string.h>
+#include "kernels.h"
+#include "small.h"
+
+static void rep_movsb(void *d, const void *s, size_t n)
+{
+  /* rep movsb runs forward; an overlap it would corrupt goes to memmove. */
+  if (!forward_safe(d, s, n)) { memmove(d, s, n); return; }
+  __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
+}
+
+static void rep_stosb(void *d, int c, size_t n)
+{
+  __asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(c) : "memory");
+}
+
+/* Each serves one operation; the other slot is libc's, so that every kernel
+ * is a complete pair. */
+const avxbuf_kernel avxbuf_k_rep_movsb = { "rep_movsb", rep_movsb, avxbuf_libc_fill };
+const avxbuf_kernel avxbuf_k_rep_stosb = { "rep_stosb", avxbuf_libc_copy, rep_stosb };

@@ -1,0 +1,83 @@
+/* Copies and fills of at most 32 bytes, shared by every vector kernel.
+ * Every load happens before the first store, so overlap is safe: this is the
+ * head/tail trick of glibc's memmove-vec-unaligned-erms, scaled down.
+ * Only scalar and SSE2 code (the x86-64 baseline), so these inline into any
+ * function whatever its target attribute. */
+#ifndef AVXBUF_SMALL_H
+#define AVXBUF_SMALL_H
+
+#include <stdint.h>
+#include <string.h>
+#include <emmintrin.h>
+
+#define AVXBUF_INLINE static inline __attribute__((always_inline))
+
+/* Fixed-size memcpy compiles to one unaligned move of that width. */
+#define SCALAR_MOVES(T, bits) \
+  AVXBUF_INLINE T ld##bits(const void *p) { T v; memcpy(&v, p, sizeof v); return v; } \
+  AVXBUF_INLINE void st##bits(void *p, T v) { memcpy(p, &v, sizeof v); }
+SCALAR_MOVES(uint16_t, 16)
+SCALAR_MOVES(uint32_t, 32)
+SCALAR_MOVES(uint64_t, 64)
+#undef SCALAR_MOVES
+
+AVXBUF_INLINE void copy_le16(unsigned char *d, const unsigned char *s, size_t n)
+{
+  if (n >= 8) {
+    uint64_t a = ld64(s), b = ld64(s + n - 8);
+    st64(d, a); st64(d + n - 8, b);
+  } else if (n >= 4) {
+    uint32_t a = ld32(s), b = ld32(s + n - 4);
+    st32(d, a); st32(d + n - 4, b);
+  } else if (n >= 2) {
+    uint16_t a = ld16(s), b = ld16(s + n - 2);
+    st16(d, a); st16(d + n - 2, b);
+  } else if (n == 1) {
+    *d = *s;
+  }
+}
+
+AVXBUF_INLINE void copy_le32(unsigned char *d, const unsigned char *s, size_t n)
+{
+  if (n <= 16) { copy_le16(d, s, n); return; }
+  __m128i a = _mm_loadu_si128((const __m128i *)s);
+  __m128i b = _mm_loadu_si128((const __m128i *)(s + n - 16));
+  _mm_storeu_si128((__m128i *)d, a);
+  _mm_storeu_si128((__m128i *)(d + n - 16), b);
+}
+
+AVXBUF_INLINE void fill_le16(unsigned char *d, int c, size_t n)
+{
+  uint64_t v = 0x0101010101010101ull * (unsigned char)c;
+  if (n >= 8) {
+    st64(d, v); st64(d + n - 8, v);
+  } else if (n >= 4) {
+    st32(d, (uint32_t)v); st32(d + n - 4, (uint32_t)v);
+  } else if (n >= 2) {
+    st16(d, (uint16_t)v); st16(d + n - 2, (uint16_t)v);
+  } else if (n == 1) {
+    *d = (unsigned char)c;
+  }
+}
+
+AVXBUF_INLINE void fill_le32(unsigned char *d, int c, size_t n)
+{
+  if (n <= 16) { fill_le16(d, c, n); return; }
+  __m128i v = _mm_set1_epi8((char)c);
+  _mm_storeu_si128((__m128i *)d, v);
+  _mm_storeu_si128((__m128i *)(d + n - 16), v);
+}
+
+/* True when a forward (ascending) copy cannot overwrite source bytes it has
+ * yet to read: dst is not inside (src, src + n). */
+AVXBUF_INLINE int forward_safe(const void *d, const void *s, size_t n)
+{
+  return (uintptr_t)d - (uintptr_t)s >= n;
+}
+
+AVXBUF_INLINE int disjoint(const void *d, const void *s, size_t n)
+{
+  return forward_safe(d, s, n) && forward_safe(s, d, n);
+}
+
+#endif

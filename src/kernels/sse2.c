@@ -1,0 +1,15 @@
+/* SSE2: 16-byte vectors, the x86-64 baseline (no target attribute needed). */
+#include <emmintrin.h>
+
+#define KNAME sse2
+#define KTARGET
+#define VEC_SIZE 16
+#define vec_t __m128i
+#define V_LOADU(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define V_STOREU(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)
+#define V_STOREA(p, v) _mm_store_si128((__m128i *)(void *)(p), v)
+#define V_STREAM(p, v) _mm_stream_si128((__m128i *)(void *)(p), v)
+#define V_SET1(c) _mm_set1_epi8((char)(c))
+#define COPY_LE_VEC copy_le16
+#define FILL_LE_VEC fill_le16
+#include "vec_template.h"

@@ -1,0 +1,532 @@
+/* avxbuf: the Lua binding. Buffers, argument checks and the knobs' Lua face;
+ * kernels, dispatch and CPU policy live in their own files.
+ *
+ * Every function shares two upvalues: the state's settings (1) and the
+ * buffer metatable (2), so that a Lua state's knobs are its own and a
+ * buffer is recognised by comparing its metatable by identity, without a
+ * registry lookup on the hot path. */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lua.h"
+#include "lauxlib.h"
+
+#include "dispatch.h"
+
+#define BUFFER_NAME "avxbuf.buffer"
+#define BUFFER_ALIGN 64
+/* Largest buffer: lengths, indices and their sums stay exact in lua_Integer. */
+#define MAX_LENGTH ((size_t)1 << 48)
+
+typedef struct buffer {
+  size_t len;
+  unsigned char *data;   /* 64-byte aligned, inside the same userdata */
+} buffer;
+
+#define STATE(L) ((avxbuf_state *)lua_touserdata(L, lua_upvalueindex(1)))
+
+static buffer *testbuffer(lua_State *L, int arg)
+{
+  buffer *b = lua_touserdata(L, arg);
+  if (b == NULL || !lua_getmetatable(L, arg)) return NULL;
+  int same = lua_rawequal(L, -1, lua_upvalueindex(2));
+  lua_pop(L, 1);
+  return same ? b : NULL;
+}
+
+static buffer *checkbuffer(lua_State *L, int arg)
+{
+  buffer *b = testbuffer(L, arg);
+  if (b == NULL) luaL_typeerror(L, arg, BUFFER_NAME);
+  return b;
+}
+
+/* A buffer or a Lua string (not a number: no silent coercion). */
+static const unsigned char *checkbytes(lua_State *L, int arg, size_t *len, buffer **as_buffer)
+{
+  buffer *b = testbuffer(L, arg);
+  *as_buffer = b;
+  if (b) { *len = b->len; return b->data; }
+  if (lua_type(L, arg) != LUA_TSTRING)
+    luaL_typeerror(L, arg, "string or " BUFFER_NAME);
+  return (const unsigned char *)lua_tolstring(L, arg, len);
+}
+
+static buffer *newbuffer(lua_State *L, size_t n)
+{
+  buffer *b = lua_newuserdatauv(L, sizeof(buffer) + n + BUFFER_ALIGN - 1, 0);
+  uintptr_t p = (uintptr_t)(b + 1);
+  b->len = n;
+  b->data = (unsigned char *)((p + BUFFER_ALIGN - 1) & ~(uintptr_t)(BUFFER_ALIGN - 1));
+  lua_pushvalue(L, lua_upvalueindex(2));
+  lua_setmetatable(L, -2);
+  return b;
+}
+
+static int checkbyte(lua_State *L, int arg)
+{
+  lua_Integer c = luaL_checkinteger(L, arg);
+  luaL_argcheck(L, 0 <= c && c <= 255, arg, "byte must be from 0 to 255");
+  return (int)c;
+}
+
+/* ---- ranges ------------------------------------------------------------ */
+
+/* string.sub's rules: negative from the end, then clipped to 1..len. */
+static size_t sub_start(lua_Integer i, size_t len)
+{
+  if (i > 0) return (size_t)i;
+  if (i == 0 || i < -(lua_Integer)len) return 1;
+  return len + (size_t)i + 1;
+}
+
+static size_t sub_end(lua_Integer j, size_t len)
+{
+  if (j > (lua_Integer)len) return len;
+  if (j >= 0) return (size_t)j;
+  if (j < -(lua_Integer)len) return 0;
+  return len + (size_t)j + 1;
+}
+
+/* [*start, *start + count) for string.sub-style arguments i (default 1) and
+ * j (default -1, or i itself as string.byte has it). */
+static size_t sub_range(lua_State *L, int arg_i, int j_defaults_to_i, size_t len, size_t *start)
+{
+  size_t s = sub_start(luaL_optinteger(L, arg_i, 1), len);
+  size_t e = sub_end(luaL_optinteger(L, arg_i + 1, j_defaults_to_i ? (lua_Integer)s : -1), len);
+  *start = s > e ? 0 : s - 1;
+  return s > e ? 0 : e - s + 1;
+}
+
+/* A write (or read) position: 1 <= i <= len + 1. Returns the 0-based offset. */
+static size_t checkindex(lua_State *L, int arg, lua_Integer i, size_t len)
+{
+  if (i < 1 || (lua_Unsigned)i > (lua_Unsigned)len + 1)
+    luaL_argerror(L, arg, lua_pushfstring(L, "index %I out of range 1..%I",
+                                          (LUAI_UACINT)i, (LUAI_UACINT)(len + 1)));
+  return (size_t)(i - 1);
+}
+
+/* A length n at offset off of a len-byte object: 0 <= n <= len - off.
+ * The default is everything from off to the end. */
+static size_t checkcount(lua_State *L, int arg, size_t off, size_t len, const char *what)
+{
+  size_t room = len - off;
+  lua_Integer n = luaL_optinteger(L, arg, (lua_Integer)room);
+  if (n < 0)
+    luaL_argerror(L, arg, lua_pushfstring(L, "length %I is negative", (LUAI_UACINT)n));
+  if ((lua_Unsigned)n > room)
+    luaL_argerror(L, arg, lua_pushfstring(L, "length %I exceeds the %I bytes of %s from index %I",
+                                          (LUAI_UACINT)n, (LUAI_UACINT)room, what,
+                                          (LUAI_UACINT)(off + 1)));
+  return (size_t)n;
+}
+
+/* ---- constructors and reads -------------------------------------------- */
+
+static int l_new(lua_State *L)
+{
+  lua_Integer n = luaL_checkinteger(L, 1);
+  int c = lua_isnoneornil(L, 2) ? 0 : checkbyte(L, 2);
+  luaL_argcheck(L, n >= 0, 1, "size must not be negative");
+  luaL_argcheck(L, (lua_Unsigned)n <= MAX_LENGTH, 1, "size too large");
+  buffer *b = newbuffer(L, (size_t)n);
+  avxbuf_pick_fill(&STATE(L)->plan, b->len)->fill(b->data, c, b->len);
+  return 1;
+}
+
+static int l_from(lua_State *L)
+{
+  size_t len, start;
+  buffer *src_buffer;
+  const unsigned char *s = checkbytes(L, 1, &len, &src_buffer);
+  size_t n = sub_range(L, 2, 0, len, &start);
+  buffer *b = newbuffer(L, n);
+  if (src_buffer) s = src_buffer->data;  /* newbuffer may have run the GC; buffers do not move */
+  avxbuf_pick_copy(&STATE(L)->plan, n, OV_NONE)->copy(b->data, s + start, n);
+  return 1;
+}
+
+static int l_len(lua_State *L)
+{
+  lua_pushinteger(L, (lua_Integer)checkbuffer(L, 1)->len);
+  return 1;
+}
+
+static int l_tostring(lua_State *L)
+{
+  buffer *b = checkbuffer(L, 1);
+  size_t start, n = sub_range(L, 2, 0, b->len, &start);
+  lua_pushlstring(L, (const char *)b->data + start, n);
+  return 1;
+}
+
+static int l_byte(lua_State *L)
+{
+  buffer *b = checkbuffer(L, 1);
+  size_t start, n = sub_range(L, 2, 1, b->len, &start);
+  luaL_argcheck(L, n <= INT_MAX, 2, "string slice too long");
+  luaL_checkstack(L, (int)n, "string slice too long");
+  for (size_t k = 0; k < n; k++) lua_pushinteger(L, b->data[start + k]);
+  return (int)n;
+}
+
+static int l_display(lua_State *L)
+{
+  buffer *b = checkbuffer(L, 1);
+  lua_pushfstring(L, BUFFER_NAME " (%I bytes): %p", (LUAI_UACINT)b->len, (void *)b->data);
+  return 1;
+}
+
+/* ---- copy, zero, fill ---------------------------------------------------- */
+
+/* avxbuf.copy(dst, di, src [, si [, n]]) */
+static int l_copy(lua_State *L)
+{
+  buffer *dst = checkbuffer(L, 1);
+  lua_Integer di = luaL_checkinteger(L, 2);
+  size_t slen;
+  buffer *src_buffer;
+  const unsigned char *src = checkbytes(L, 3, &slen, &src_buffer);
+  size_t doff = checkindex(L, 2, di, dst->len);
+  size_t soff = checkindex(L, 4, luaL_optinteger(L, 4, 1), slen);
+  size_t n = checkcount(L, 5, soff, slen, "the source");
+  if (n > dst->len - doff) {
+    /* An explicit length is to blame; a defaulted one means the source is too long. */
+    int arg = lua_isnoneornil(L, 5) ? 3 : 5;
+    luaL_argerror(L, arg, lua_pushfstring(L, "%I bytes do not fit at index %I of a %I-byte buffer",
+                                          (LUAI_UACINT)n, (LUAI_UACINT)di, (LUAI_UACINT)dst->len));
+  }
+  unsigned char *d = dst->data + doff;
+  const unsigned char *s = src + soff;
+  avxbuf_overlap ov = OV_NONE;
+  if (src_buffer == dst && d != s && (size_t)(d > s ? d - s : s - d) < n)
+    ov = d > s ? OV_BACKWARD : OV_FORWARD;
+  avxbuf_pick_copy(&STATE(L)->plan, n, ov)->copy(d, s, n);
+  return 0;
+}
+
+static void fill_range(lua_State *L, int c, int arg_i)
+{
+  buffer *b = checkbuffer(L, 1);
+  size_t off = checkindex(L, arg_i, luaL_optinteger(L, arg_i, 1), b->len);
+  size_t n = checkcount(L, arg_i + 1, off, b->len, "the buffer");
+  avxbuf_pick_fill(&STATE(L)->plan, n)->fill(b->data + off, c, n);
+}
+
+/* avxbuf.zero(buf [, i [, n]]) */
+static int l_zero(lua_State *L)
+{
+  fill_range(L, 0, 2);
+  return 0;
+}
+
+/* avxbuf.fill(buf, byte [, i [, n]]) */
+static int l_fill(lua_State *L)
+{
+  checkbuffer(L, 1);
+  fill_range(L, checkbyte(L, 2), 3);
+  return 0;
+}
+
+/* ---- kernels and knobs --------------------------------------------------- */
+
+static const char *const ops[] = { "copy", "zero", "fill", NULL };
+
+static int l_kernel(lua_State *L)
+{
+  int op = luaL_checkoption(L, 1, NULL, ops);
+  lua_Integer n = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, n >= 0, 2, "size must not be negative");
+  const avxbuf_plan *p = &STATE(L)->plan;
+  lua_pushstring(L, op == 0 ? avxbuf_pick_copy(p, (size_t)n, OV_NONE)->name
+                            : avxbuf_pick_fill(p, (size_t)n)->name);
+  return 1;
+}
+
+static void push_settings(lua_State *L, const avxbuf_settings *s)
+{
+  lua_createtable(L, 0, K_COUNT);
+  for (int k = 0; k < K_COUNT; k++) {
+    long long v = s->v[k];
+    switch (avxbuf_knobs[k].type) {
+    case KT_BOOL: lua_pushboolean(L, (int)v); break;
+    case KT_KERNEL: lua_pushstring(L, avxbuf_kernel_modes[v]); break;
+    default: lua_pushinteger(L, (lua_Integer)v); break;
+    }
+    lua_setfield(L, -2, avxbuf_knobs[k].name);
+  }
+}
+
+static int l_config(lua_State *L)
+{
+  push_settings(L, &STATE(L)->effective);
+  return 1;
+}
+
+static void knob_error(lua_State *L, const char *name, const char *what)
+{
+  luaL_argerror(L, 1, lua_pushfstring(L, "knob '%s' %s", name, what));
+}
+
+/* The value at the top of the stack, for knob k. */
+static long long knob_value(lua_State *L, int k)
+{
+  const char *name = avxbuf_knobs[k].name;
+  long long v = 0;
+  const char *err = NULL;
+  switch (avxbuf_knobs[k].type) {
+  case KT_BOOL:
+    if (lua_type(L, -1) != LUA_TBOOLEAN) knob_error(L, name, "must be true or false");
+    return lua_toboolean(L, -1);
+  case KT_KERNEL: {
+    size_t len;
+    const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+    err = s ? avxbuf_knob_parse(k, s, len, &v) : "must be \"auto\" or \"libc\"";
+    break;
+  }
+  default: {
+    int isint;
+    lua_Integer i = lua_tointegerx(L, -1, &isint);
+    if (lua_type(L, -1) != LUA_TNUMBER || !isint) knob_error(L, name, "must be an integer");
+    v = (long long)i;
+    err = avxbuf_knob_check(k, v);
+  }
+  }
+  if (err) knob_error(L, name, err);
+  return v;
+}
+
+static const char *knob_list(lua_State *L)
+{
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (int k = 0; k < K_COUNT; k++) {
+    if (k) luaL_addstring(&b, ", ");
+    luaL_addstring(&b, avxbuf_knobs[k].name);
+  }
+  luaL_pushresult(&b);
+  return lua_tostring(L, -1);
+}
+
+/* avxbuf.configure{knob = value, ...}: all or nothing. */
+static int l_configure(lua_State *L)
+{
+  avxbuf_state *st = STATE(L);
+  avxbuf_settings req = st->requested;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 1);
+  lua_pushnil(L);
+  while (lua_next(L, 1)) {
+    size_t len;
+    int k = -1;
+    if (lua_type(L, -2) == LUA_TSTRING) {
+      const char *name = lua_tolstring(L, -2, &len);
+      k = avxbuf_knob_find(name, len);
+    }
+    if (k < 0) {
+      const char *known = knob_list(L);
+      luaL_argerror(L, 1, lua_pushfstring(L, "unknown knob '%s' (knobs: %s)",
+                                          luaL_tolstring(L, -3, NULL), known));
+    }
+    req.v[k] = knob_value(L, k);
+    lua_pop(L, 1);
+  }
+  st->requested = req;
+  avxbuf_state_resolve(st);
+  return l_config(L);
+}
+
+static int l_reset(lua_State *L)
+{
+  avxbuf_state_init(STATE(L));
+  return l_config(L);
+}
+
+/* ---- CPU and policy ----------------------------------------------------- */
+
+static void push_decision(lua_State *L, const avxbuf_cpu *cpu, const avxbuf_defaults *d)
+{
+  lua_pushinteger(L, d->use_avx);
+  lua_setfield(L, -2, "use_avx");
+  lua_pushinteger(L, d->use_avx == 0 ? 16 : d->use_avx < 3 ? 32 : 64);
+  lua_setfield(L, -2, "max_vector_size");
+  lua_pushboolean(L, d->vector_zeroing);
+  lua_setfield(L, -2, "vector_zeroing");
+  lua_pushinteger(L, d->avx3_threshold);
+  lua_setfield(L, -2, "avx3_threshold");
+  lua_pushinteger(L, d->rep_movsb_threshold);
+  lua_setfield(L, -2, "rep_movsb_threshold");
+  lua_pushinteger(L, d->rep_stosb_threshold);
+  lua_setfield(L, -2, "rep_stosb_threshold");
+  lua_pushinteger(L, d->nontemporal_threshold);
+  lua_setfield(L, -2, "nontemporal_threshold");
+  lua_pushinteger(L, cpu->max_use_avx);
+  lua_setfield(L, -2, "max_use_avx");
+  lua_pushstring(L, d->uarch);
+  lua_setfield(L, -2, "uarch");
+  lua_pushstring(L, d->rule);
+  lua_setfield(L, -2, "rule");
+  lua_pushstring(L, d->source);
+  lua_setfield(L, -2, "source");
+  lua_pushstring(L, d->reason);
+  lua_setfield(L, -2, "reason");
+}
+
+static void push_cpu(lua_State *L, const avxbuf_cpu *cpu)
+{
+  lua_pushstring(L, cpu->vendor);
+  lua_setfield(L, -2, "vendor");
+  lua_pushinteger(L, cpu->family);
+  lua_setfield(L, -2, "family");
+  lua_pushinteger(L, cpu->model);
+  lua_setfield(L, -2, "model");
+  lua_pushinteger(L, cpu->stepping);
+  lua_setfield(L, -2, "stepping");
+  lua_pushboolean(L, cpu->has[F_HYPERVISOR]);
+  lua_setfield(L, -2, "hypervisor");
+  lua_pushinteger(L, (lua_Integer)cpu->xcr0);
+  lua_setfield(L, -2, "xcr0");
+  lua_createtable(L, 0, F_COUNT);
+  for (int f = 0; f < F_COUNT; f++) {
+    lua_pushboolean(L, cpu->has[f]);
+    lua_setfield(L, -2, avxbuf_feature_names[f]);
+  }
+  lua_setfield(L, -2, "features");
+}
+
+static int l_cpu(lua_State *L)
+{
+  const avxbuf_machine *m = avxbuf_machine_get();
+  lua_newtable(L);
+  push_cpu(L, m->cpu);
+  push_decision(L, m->cpu, &m->defaults);
+  lua_pushstring(L, m->cpu->brand);
+  lua_setfield(L, -2, "brand");
+  lua_createtable(L, 0, 3);
+  lua_pushinteger(L, (lua_Integer)m->cpu->l1d);
+  lua_setfield(L, -2, "l1d");
+  lua_pushinteger(L, (lua_Integer)m->cpu->l2);
+  lua_setfield(L, -2, "l2");
+  lua_pushinteger(L, (lua_Integer)m->cpu->l3);
+  lua_setfield(L, -2, "l3");
+  lua_setfield(L, -2, "cache");
+  /* The decision alone, as the issue's `default = {...}` asks. */
+  lua_newtable(L);
+  push_decision(L, m->cpu, &m->defaults);
+  lua_setfield(L, -2, "default");
+  return 1;
+}
+
+static uint32_t reg_field(lua_State *L, const char *name)
+{
+  lua_Integer v = 0;
+  int t = lua_getfield(L, 1, name);
+  if (t != LUA_TNIL) {
+    int isint;
+    v = lua_tointegerx(L, -1, &isint);
+    if (t != LUA_TNUMBER || !isint || v < 0 || v > 0xFFFFFFFF)
+      luaL_argerror(L, 1, lua_pushfstring(L, "field '%s' must be an integer from 0 to 0xFFFFFFFF", name));
+  }
+  lua_pop(L, 1);
+  return (uint32_t)v;
+}
+
+/* avxbuf.decide{vendor=, leaf1_eax=, ...}: the policy for any processor. */
+static int l_decide(lua_State *L)
+{
+  avxbuf_cpuid_raw raw;
+  avxbuf_cpu cpu;
+  avxbuf_defaults d;
+  memset(&raw, 0, sizeof raw);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  int t = lua_getfield(L, 1, "vendor");
+  if (t != LUA_TNIL) {
+    size_t len;
+    const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+    if (v == NULL || len > 12)
+      luaL_argerror(L, 1, "field 'vendor' must be a string of at most 12 characters");
+    memcpy(raw.vendor, v, len);
+  }
+  lua_pop(L, 1);
+  raw.leaf1_eax = reg_field(L, "leaf1_eax");
+  raw.leaf1_ecx = reg_field(L, "leaf1_ecx");
+  raw.leaf7_ebx = reg_field(L, "leaf7_ebx");
+  raw.leaf7_ecx = reg_field(L, "leaf7_ecx");
+  raw.leaf7_edx = reg_field(L, "leaf7_edx");
+  raw.leaf7_1_eax = reg_field(L, "leaf7_1_eax");
+  lua_Integer xcr0 = 0;
+  if (lua_getfield(L, 1, "xcr0") != LUA_TNIL) {
+    int isint;
+    xcr0 = lua_tointegerx(L, -1, &isint);
+    if (lua_type(L, -1) != LUA_TNUMBER || !isint)
+      luaL_argerror(L, 1, "field 'xcr0' must be an integer");
+  }
+  lua_pop(L, 1);
+  raw.xcr0 = (uint64_t)xcr0;
+  avxbuf_cpu_decode(&raw, &cpu);
+  avxbuf_policy(&cpu, &d);
+  lua_newtable(L);
+  push_cpu(L, &cpu);
+  push_decision(L, &cpu, &d);
+  return 1;
+}
+
+/* ---- registration -------------------------------------------------------- */
+
+static const luaL_Reg module_funcs[] = {
+  { "new", l_new }, { "from", l_from },
+  { "copy", l_copy }, { "zero", l_zero }, { "fill", l_fill },
+  { "kernel", l_kernel }, { "configure", l_configure }, { "config", l_config },
+  { "reset", l_reset }, { "cpu", l_cpu }, { "decide", l_decide },
+  { NULL, NULL }
+};
+
+static const luaL_Reg buffer_methods[] = {
+  { "copy", l_copy }, { "zero", l_zero }, { "fill", l_fill },
+  { "tostring", l_tostring }, { "byte", l_byte },
+  { NULL, NULL }
+};
+
+static const luaL_Reg buffer_meta[] = {
+  { "__len", l_len }, { "__tostring", l_display },
+  { NULL, NULL }
+};
+
+static void warn_stderr(void *ud, const char *message)
+{
+  (void)ud;
+  fprintf(stderr, "%s\n", message);
+}
+
+__attribute__((visibility("default"))) int luaopen_avxbuf(lua_State *L)
+{
+  avxbuf_state *st = lua_newuserdatauv(L, sizeof *st, 0);   /* upvalue 1 */
+  for (int k = 0; k < K_COUNT; k++) st->requested.v[k] = AVXBUF_UNSET;
+  const char *options = getenv("AVXBUF_OPTIONS");
+  if (options) avxbuf_options_parse(&st->requested, options, warn_stderr, NULL);
+  avxbuf_state_resolve(st);
+
+  luaL_newmetatable(L, BUFFER_NAME);                          /* upvalue 2 */
+  lua_pushvalue(L, -2);
+  lua_pushvalue(L, -2);
+  luaL_setfuncs(L, buffer_meta, 2);
+  luaL_newlibtable(L, buffer_methods);
+  lua_pushvalue(L, -3);
+  lua_pushvalue(L, -3);
+  luaL_setfuncs(L, buffer_methods, 2);
+  lua_setfield(L, -2, "__index");
+
+  luaL_newlibtable(L, module_funcs);
+  lua_pushvalue(L, -3);
+  lua_pushvalue(L, -3);
+  luaL_setfuncs(L, module_funcs, 2);
+  lua_pushboolean(L, avxbuf_machine_get()->emulated);
+  lua_setfield(L, -2, "emulated");
+  lua_pushliteral(L, "scm");
+  lua_setfield(L, -2, "version");
+  return 1;
+}

@@ -1,0 +1,176 @@
+/* Which vector width a processor should use by default, and why.
+ *
+ * Evidence (see ../shared/notes/facts.md, sections 1-2):
+ * - Intel family 6 model 0x55 (Skylake-SP/X, Cascade Lake, Cooper Lake):
+ *   512-bit instructions drop the core's turbo licence, ~3.1 -> 2.7 GHz on a
+ *   Cascade Lake stepping 7, costing 15% of SPECjvm2008 xml.transform; 256-bit
+ *   zeroing streams still held licence 1 and only rep stosb released it
+ *   (OpenJDK PR 8731 / JDK-8286823). HotSpot avoids 512-bit only on steppings
+ *   < 5; we avoid it on every stepping, as glibc, Linux and .NET do.
+ * - Cannon/Ice/Tiger/Rocket Lake still drop licence under 512-bit load, less
+ *   so: glibc prefers 256-bit on all of them (Prefer_No_AVX512), Linux on
+ *   Ice/Tiger Lake (X86_FEATURE_PREFER_YMM), .NET on Cannon Lake. We follow
+ *   glibc: AVX2, vector zeroing kept (no report of 256-bit zeroing holding
+ *   licence 1 there).
+ * - Sapphire/Emerald/Granite Rapids and AMD Zen 4/5 run 512-bit code without
+ *   a licence drop: AVX-512, and AVX3Threshold 0 as HotSpot sets it on CPUs
+ *   with SERIALIZE. */
+#include <stdio.h>
+#include <string.h>
+#include "policy.h"
+
+typedef enum { R_BEST, R_LICENCE_SEVERE, R_LICENCE_MILD, R_NO_DROP } rule_id;
+
+static const struct rule {
+  int max_use_avx, vector_zeroing;
+  long long avx3_threshold;
+  const char *name, *text, *source;
+} rules[] = {
+  [R_BEST] = { 3, 1, 4096, "best",
+    NULL, "CPUID and XCR0 of this processor" },
+  [R_LICENCE_SEVERE] = { 2, 0, 4096, "licence-severe",
+    "512-bit instructions lower this core's turbo licence, and 256-bit zeroing keeps it in licence 1",
+    "OpenJDK PR 8731 (JDK-8286823) counters; glibc cpu-features.c; Linux intel.c; .NET codeman.cpp" },
+  [R_LICENCE_MILD] = { 2, 1, 4096, "licence-mild",
+    "512-bit instructions still lower this core's turbo licence; glibc prefers 256-bit vectors here",
+    "glibc sysdeps/x86/cpu-features.c (Prefer_No_AVX512); Linux arch/x86/kernel/cpu/intel.c (PREFER_YMM)" },
+  [R_NO_DROP] = { 3, 1, 0, "no-licence-drop",
+    "512-bit instructions run here without a turbo licence drop",
+    "HotSpot vm_version_x86.cpp (AVX3Threshold 0 with SERIALIZE); AMD Zen 4/5 execute 512-bit as 2x256" },
+};
+
+typedef struct {
+  avxbuf_vendor vendor;
+  unsigned family, model_lo, model_hi, stepping_lo, stepping_hi;
+  const char *uarch;
+  rule_id rule;
+} cpu_row;
+
+/* First match wins. Intel display models from Linux intel-family.h; AMD
+ * family/model ranges from AMD's revision guides. */
+static const cpu_row cpu_table[] = {
+  { V_INTEL, 6, 0x55, 0x55, 0, 4, "Skylake-SP/X", R_LICENCE_SEVERE },
+  { V_INTEL, 6, 0x55, 0x55, 5, 7, "Cascade Lake", R_LICENCE_SEVERE },
+  { V_INTEL, 6, 0x55, 0x55, 10, 11, "Cooper Lake", R_LICENCE_SEVERE },
+  { V_INTEL, 6, 0x55, 0x55, 0, 15, "Skylake-SP family (unlisted stepping)", R_LICENCE_SEVERE },
+  { V_INTEL, 6, 0x66, 0x66, 0, 15, "Cannon Lake", R_LICENCE_MILD },
+  { V_INTEL, 6, 0x6A, 0x6A, 0, 15, "Ice Lake-SP", R_LICENCE_MILD },
+  { V_INTEL, 6, 0x6C, 0x6C, 0, 15, "Ice Lake-D", R_LICENCE_MILD },
+  { V_INTEL, 6, 0x7D, 0x7E, 0, 15, "Ice Lake", R_LICENCE_MILD },
+  { V_INTEL, 6, 0x8C, 0x8D, 0, 15, "Tiger Lake", R_LICENCE_MILD },
+  { V_INTEL, 6, 0xA7, 0xA7, 0, 15, "Rocket Lake", R_LICENCE_MILD },
+  { V_INTEL, 6, 0x8F, 0x8F, 0, 15, "Sapphire Rapids", R_NO_DROP },
+  { V_INTEL, 6, 0xCF, 0xCF, 0, 15, "Emerald Rapids", R_NO_DROP },
+  { V_INTEL, 6, 0xAD, 0xAE, 0, 15, "Granite Rapids", R_NO_DROP },
+  { V_INTEL, 6, 0x57, 0x57, 0, 15, "Knights Landing", R_BEST },
+  { V_INTEL, 6, 0x85, 0x85, 0, 15, "Knights Mill", R_BEST },
+  { V_INTEL, 6, 0x2A, 0x2A, 0, 15, "Sandy Bridge", R_BEST },
+  { V_INTEL, 6, 0x2D, 0x2D, 0, 15, "Sandy Bridge-E", R_BEST },
+  { V_INTEL, 6, 0x3A, 0x3A, 0, 15, "Ivy Bridge", R_BEST },
+  { V_INTEL, 6, 0x3E, 0x3E, 0, 15, "Ivy Bridge-E", R_BEST },
+  { V_INTEL, 6, 0x3C, 0x3C, 0, 15, "Haswell", R_BEST },
+  { V_INTEL, 6, 0x3F, 0x3F, 0, 15, "Haswell-E", R_BEST },
+  { V_INTEL, 6, 0x45, 0x46, 0, 15, "Haswell", R_BEST },
+  { V_INTEL, 6, 0x3D, 0x3D, 0, 15, "Broadwell", R_BEST },
+  { V_INTEL, 6, 0x47, 0x47, 0, 15, "Broadwell", R_BEST },
+  { V_INTEL, 6, 0x4F, 0x4F, 0, 15, "Broadwell-E", R_BEST },
+  { V_INTEL, 6, 0x56, 0x56, 0, 15, "Broadwell-D", R_BEST },
+  { V_INTEL, 6, 0x4E, 0x4E, 0, 15, "Skylake", R_BEST },
+  { V_INTEL, 6, 0x5E, 0x5E, 0, 15, "Skylake", R_BEST },
+  { V_INTEL, 6, 0x8E, 0x8E, 0, 15, "Kaby/Coffee/Whiskey Lake", R_BEST },
+  { V_INTEL, 6, 0x9E, 0x9E, 0, 15, "Kaby/Coffee Lake", R_BEST },
+  { V_INTEL, 6, 0xA5, 0xA6, 0, 15, "Comet Lake", R_BEST },
+  { V_INTEL, 6, 0x97, 0x97, 0, 15, "Alder Lake", R_BEST },
+  { V_INTEL, 6, 0x9A, 0x9A, 0, 15, "Alder Lake", R_BEST },
+  { V_INTEL, 6, 0xB7, 0xB7, 0, 15, "Raptor Lake", R_BEST },
+  { V_INTEL, 6, 0xBA, 0xBA, 0, 15, "Raptor Lake", R_BEST },
+  { V_INTEL, 6, 0xBF, 0xBF, 0, 15, "Raptor Lake", R_BEST },
+  { V_INTEL, 6, 0xAA, 0xAC, 0, 15, "Meteor Lake", R_BEST },
+  { V_AMD, 0x17, 0x00, 0x2F, 0, 15, "Zen/Zen+", R_BEST },
+  { V_AMD, 0x17, 0x30, 0xFF, 0, 15, "Zen 2", R_BEST },
+  { V_AMD, 0x19, 0x10, 0x1F, 0, 15, "Zen 4", R_NO_DROP },
+  { V_AMD, 0x19, 0x60, 0x7F, 0, 15, "Zen 4", R_NO_DROP },
+  { V_AMD, 0x19, 0xA0, 0xAF, 0, 15, "Zen 4", R_NO_DROP },
+  { V_AMD, 0x19, 0x00, 0xFF, 0, 15, "Zen 3", R_BEST },
+  { V_AMD, 0x1A, 0x00, 0xFF, 0, 15, "Zen 5", R_NO_DROP },
+};
+
+static const cpu_row *find_row(const avxbuf_cpu *cpu)
+{
+  for (size_t i = 0; i < sizeof cpu_table / sizeof cpu_table[0]; i++) {
+    const cpu_row *r = &cpu_table[i];
+    if (r->vendor == cpu->vendor_id && r->family == cpu->family
+        && cpu->model >= r->model_lo && cpu->model <= r->model_hi
+        && cpu->stepping >= r->stepping_lo && cpu->stepping <= r->stepping_hi)
+      return r;
+  }
+  return NULL;
+}
+
+static const char *const level_names[] = { "SSE2", "AVX", "AVX2", "AVX-512" };
+
+/* Why the CPU and OS allow no more than cpu->max_use_avx. */
+static const char *limit_text(const avxbuf_cpu *cpu)
+{
+  if (!cpu->has[F_OSXSAVE]) return "OSXSAVE is clear, so the OS enables no AVX state";
+  if (!cpu->os_avx && cpu->has[F_AVX]) return "the OS has not enabled AVX state (XCR0 & 0x6)";
+  if (cpu->has[F_AVX512F] && !(cpu->has[F_AVX512BW] && cpu->has[F_AVX512VL]))
+    return "it has AVX-512F without the BW and VL that avxbuf's 512-bit kernels need";
+  if (cpu->has[F_AVX512F] && !cpu->os_avx512)
+    return "the OS has not enabled AVX-512 state (XCR0 & 0xE6)";
+  if (cpu->max_use_avx == 0) return "it reports no AVX";
+  if (cpu->max_use_avx == 1) return "it reports AVX without AVX2";
+  return "it reports no AVX-512";
+}
+
+/* Thresholds by vendor. glibc's rep movsb window starts at 2048 x (vector
+ * size / 16), or 2112 with FSRM; on AMD glibc leaves it effectively unused.
+ * rep stosb from 2048 (glibc). Non-temporal from 3/4 of the last-level
+ * cache (the share of one copy that would evict everything else). */
+static void thresholds(const avxbuf_cpu *cpu, avxbuf_defaults *out)
+{
+  int erms = cpu->has[F_ERMS];
+  long long vec = out->use_avx >= 3 ? 64 : out->use_avx >= 1 ? 32 : 16;
+  if (!erms || cpu->vendor_id == V_AMD)
+    out->rep_movsb_threshold = 0;
+  else
+    out->rep_movsb_threshold = cpu->has[F_FSRM] ? 2112 : 2048 * (vec / 16);
+  out->rep_stosb_threshold = erms ? 2048 : 0;
+  size_t llc = cpu->l3 ? cpu->l3 : cpu->l2;
+  out->nontemporal_threshold = llc ? (long long)(llc / 4 * 3) : 4 << 20;
+}
+
+void avxbuf_policy(const avxbuf_cpu *cpu, avxbuf_defaults *out)
+{
+  const cpu_row *row = find_row(cpu);
+  const struct rule *rule = &rules[row ? row->rule : R_BEST];
+  int use_avx = cpu->max_use_avx < rule->max_use_avx ? cpu->max_use_avx : rule->max_use_avx;
+
+  memset(out, 0, sizeof *out);
+  out->use_avx = use_avx;
+  out->vector_zeroing = rule->vector_zeroing;
+  out->avx3_threshold = rule->avx3_threshold;
+  out->uarch = row ? row->uarch : "unknown";
+  out->rule = rule->name;
+  out->source = rule->source;
+  thresholds(cpu, out);
+
+  const char *vendor = cpu->vendor_id == V_INTEL ? "Intel"
+                     : cpu->vendor_id == V_AMD ? "AMD" : cpu->vendor;
+  /* Families as vendors write them: Intel 6, AMD 0x19. */
+  int n = snprintf(out->reason, sizeof out->reason,
+                   cpu->family < 10 ? "%s %s (family %u, model 0x%02X, stepping %u): "
+                                    : "%s %s (family 0x%X, model 0x%02X, stepping %u): ",
+                   vendor, out->uarch, cpu->family, cpu->model, cpu->stepping);
+  char *p = out->reason + n;
+  size_t left = sizeof out->reason - (size_t)n;
+  if (rule->text && use_avx == rule->max_use_avx)
+    snprintf(p, left, "%s; using %s%s", rule->text, level_names[use_avx],
+             rule->vector_zeroing ? "" : ", and rep stosb for zeroing");
+  else if (rule->text)
+    snprintf(p, left, "%s, but %s; using %s", rule->text, limit_text(cpu), level_names[use_avx]);
+  else
+    snprintf(p, left, "%s; using %s, the best this CPU and OS allow",
+             use_avx == 3 ? "AVX-512 with no known licence drop" : limit_text(cpu),
+             level_names[use_avx]);
+}

@@ -1,0 +1,22 @@
+/* The default settings for a processor, and why: a pure function of the
+ * decoded CPU (detection is cpu.h's job), so it can be asked about any
+ * processor by its CPUID values. */
+#ifndef AVXBUF_POLICY_H
+#define AVXBUF_POLICY_H
+
+#include "cpu.h"
+
+typedef struct avxbuf_defaults {
+  int use_avx;                 /* 0..3 */
+  int vector_zeroing;          /* 0/1 */
+  long long avx3_threshold;    /* bytes */
+  long long rep_movsb_threshold, rep_stosb_threshold, nontemporal_threshold;
+  const char *uarch;           /* "Cascade Lake", ... or "unknown" */
+  const char *rule;            /* the policy row that decided */
+  const char *source;          /* where that row's evidence is */
+  char reason[320];            /* one sentence for people */
+} avxbuf_defaults;
+
+void avxbuf_policy(const avxbuf_cpu *cpu, avxbuf_defaults *out);
+
+#endif
