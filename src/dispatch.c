@@ -102,8 +102,15 @@ void avxbuf_state_resolve(avxbuf_state *st)
   plan(st);
 }
 
-void avxbuf_state_init(avxbuf_state *st)
+void avxbuf_state_init(avxbuf_state *st, const char *options, avxbuf_warn_fn warn, void *ud)
 {
-  for (int k = 0; k < K_COUNT; k++) st->requested.v[k] = AVXBUF_UNSET;
+  for (int k = 0; k < K_COUNT; k++) st->at_load.v[k] = AVXBUF_UNSET;
+  if (options) avxbuf_options_parse(&st->at_load, options, warn, ud);
+  avxbuf_state_reset(st);
+}
+
+void avxbuf_state_reset(avxbuf_state *st)
+{
+  st->requested = st->at_load;
   avxbuf_state_resolve(st);
 }

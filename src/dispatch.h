@@ -28,13 +28,16 @@ typedef struct avxbuf_plan {
 } avxbuf_plan;
 
 typedef struct avxbuf_state {
+  avxbuf_settings at_load;     /* what AVXBUF_OPTIONS set; reset() returns here */
   avxbuf_settings requested;   /* AVXBUF_UNSET where the default applies */
   avxbuf_settings effective;
   avxbuf_plan plan;
 } avxbuf_state;
 
-/* All knobs unset, then resolved. */
-void avxbuf_state_init(avxbuf_state *st);
+/* Knobs from AVXBUF_OPTIONS (NULL: none), warnings through warn. */
+void avxbuf_state_init(avxbuf_state *st, const char *options, avxbuf_warn_fn warn, void *ud);
+/* Back to the settings of load time. */
+void avxbuf_state_reset(avxbuf_state *st);
 /* Recomputes effective settings and plan from requested ones. */
 void avxbuf_state_resolve(avxbuf_state *st);
 

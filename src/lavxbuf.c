@@ -95,8 +95,9 @@ static size_t sub_end(lua_Integer j, size_t len)
  * j (default -1, or i itself as string.byte has it). */
 static size_t sub_range(lua_State *L, int arg_i, int j_defaults_to_i, size_t len, size_t *start)
 {
-  size_t s = sub_start(luaL_optinteger(L, arg_i, 1), len);
-  size_t e = sub_end(luaL_optinteger(L, arg_i + 1, j_defaults_to_i ? (lua_Integer)s : -1), len);
+  lua_Integer i = luaL_optinteger(L, arg_i, 1);
+  size_t s = sub_start(i, len);
+  size_t e = sub_end(luaL_optinteger(L, arg_i + 1, j_defaults_to_i ? i : -1), len);
   *start = s > e ? 0 : s - 1;
   return s > e ? 0 : e - s + 1;
 }
@@ -342,7 +343,7 @@ static int l_configure(lua_State *L)
 
 static int l_reset(lua_State *L)
 {
-  avxbuf_state_init(STATE(L));
+  avxbuf_state_reset(STATE(L));
   return l_config(L);
 }
 
@@ -486,10 +487,12 @@ static const luaL_Reg module_funcs[] = {
 };
 
 static const luaL_Reg buffer_methods[] = {
-  { "copy", l_copy }, { "zero", l_zero }, { "fill", l_fill },
   { "tostring", l_tostring }, { "byte", l_byte },
   { NULL, NULL }
 };
+
+/* Methods that are the module's own closures: buf:copy == avxbuf.copy. */
+static const char *const shared_methods[] = { "copy", "zero", "fill", NULL };
 
 static const luaL_Reg buffer_meta[] = {
   { "__len", l_len }, { "__tostring", l_display },
@@ -505,25 +508,26 @@ static void warn_stderr(void *ud, const char *message)
 __attribute__((visibility("default"))) int luaopen_avxbuf(lua_State *L)
 {
   avxbuf_state *st = lua_newuserdatauv(L, sizeof *st, 0);   /* upvalue 1 */
-  for (int k = 0; k < K_COUNT; k++) st->requested.v[k] = AVXBUF_UNSET;
-  const char *options = getenv("AVXBUF_OPTIONS");
-  if (options) avxbuf_options_parse(&st->requested, options, warn_stderr, NULL);
-  avxbuf_state_resolve(st);
+  avxbuf_state_init(st, getenv("AVXBUF_OPTIONS"), warn_stderr, NULL);
 
   luaL_newmetatable(L, BUFFER_NAME);                          /* upvalue 2 */
   lua_pushvalue(L, -2);
   lua_pushvalue(L, -2);
   luaL_setfuncs(L, buffer_meta, 2);
-  luaL_newlibtable(L, buffer_methods);
-  lua_pushvalue(L, -3);
-  lua_pushvalue(L, -3);
-  luaL_setfuncs(L, buffer_methods, 2);
-  lua_setfield(L, -2, "__index");
-
   luaL_newlibtable(L, module_funcs);
   lua_pushvalue(L, -3);
   lua_pushvalue(L, -3);
   luaL_setfuncs(L, module_funcs, 2);
+
+  lua_createtable(L, 0, 5);                                   /* methods */
+  lua_pushvalue(L, -4);
+  lua_pushvalue(L, -4);
+  luaL_setfuncs(L, buffer_methods, 2);
+  for (int i = 0; shared_methods[i]; i++) {
+    lua_getfield(L, -2, shared_methods[i]);
+    lua_setfield(L, -2, shared_methods[i]);
+  }
+  lua_setfield(L, -3, "__index");
   lua_pushboolean(L, avxbuf_machine_get()->emulated);
   lua_setfield(L, -2, "emulated");
   lua_pushliteral(L, "scm");

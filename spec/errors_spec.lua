@@ -1,0 +1,136 @@
+-- Bad input: every case raises "bad argument #k to 'name' (...)" naming the
+-- right argument, before a single byte is written.
+local lu = require "luaunit"
+local h = require "helpers"
+local avxbuf = h.avxbuf
+
+local NAN, INF = 0 / 0, math.huge
+local MIN, MAX = math.mininteger, math.maxinteger
+local NOT_INTEGERS = { true, 1.5, NAN, INF, -INF, "x", {} }
+
+local dst_bytes = h.pattern(16, 9)
+local dst, other
+
+-- Calls f with args (nil holes allowed) through a Lua call site, so that the
+-- error names the function as a user sees it; expects bad argument #k.
+local function expect(k, name, f, args, n)
+  local before, before_other = dst:tostring(), other:tostring()
+  local ok, err = pcall(f, table.unpack(args, 1, n))
+  lu.assertFalse(ok, string.format("%s accepted %s", name, tostring(args[k])))
+  lu.assertStrContains(err, string.format("bad argument #%d to '%s' (", k, name))
+  h.assert_bytes(dst:tostring(), before, name .. " wrote before failing")
+  h.assert_bytes(other:tostring(), before_other, name .. " wrote before failing")
+end
+
+-- Runs expect() once per bad value in `values` at argument position k.
+local function matrix(name, f, base, k, values, shown_k)
+  for _, v in ipairs(values) do
+    local args = { table.unpack(base, 1, 5) }
+    args[k] = v
+    expect(shown_k or k, name, f, args, math.max(#base, k))
+  end
+end
+
+local function copy(...) return avxbuf.copy(...) end
+local function zero(...) return avxbuf.zero(...) end
+local function fill(...) return avxbuf.fill(...) end
+local function new(...) return avxbuf.new(...) end
+local function from(...) return avxbuf.from(...) end
+local function kernel(...) return avxbuf.kernel(...) end
+local function configure(...) return avxbuf.configure(...) end
+local function decide(...) return avxbuf.decide(...) end
+local function method_copy(b, ...) return b:copy(...) end
+local function method_tostring(b, ...) return b:tostring(...) end
+local function method_byte(b, ...) return b:byte(...) end
+
+local function join(a, b)
+  local t = {}
+  for _, v in ipairs(a) do t[#t + 1] = v end
+  for _, v in ipairs(b) do t[#t + 1] = v end
+  return t
+end
+
+TestBadInput = {}
+
+function TestBadInput.setUp()
+  avxbuf.reset()
+  dst = avxbuf.from(dst_bytes)
+  other = avxbuf.from("abcd")
+end
+
+function TestBadInput.test_copy()
+  local base = { dst, 1, other, 1, 4 }
+  matrix("copy", copy, base, 1, { "a string", 5, true, {}, io.stdout })
+  matrix("copy", copy, base, 2, join(NOT_INTEGERS, { 0, -1, 18, MIN, MAX }))
+  matrix("copy", copy, base, 3, { 5, true, {}, io.stdout })
+  matrix("copy", copy, base, 4, join(NOT_INTEGERS, { 0, -1, 6, MIN, MAX }))
+  matrix("copy", copy, base, 5, join(NOT_INTEGERS, { -1, 5, MIN, MAX }))
+  matrix("copy", copy, { dst, 14, other, 1, 4 }, 5, { 4 })            -- does not fit at 14
+  matrix("copy", copy, { dst, 1, dst_bytes .. "x" }, 3, { dst_bytes .. "x" })  -- default n too long
+  matrix("copy", copy, { dst, MAX, other, 1, 0 }, 2, { MAX - 1 })
+  matrix("copy", method_copy, { dst, 1, other, 1, 4 }, 2, { 0, MAX, 1.5 }, 1)  -- method: #1 is di
+  for _, n in ipairs { MAX, MAX - 2, 1 << 62 } do   -- offset + length overflow
+    expect(5, "copy", copy, { dst, 2, other, 2, n }, 5)
+  end
+end
+
+function TestBadInput.test_zero_and_fill()
+  matrix("zero", zero, { dst, 1, 16 }, 1, { "s", 1, true, {} })
+  matrix("zero", zero, { dst, 1, 16 }, 2, join(NOT_INTEGERS, { 0, -1, 18, MIN, MAX }))
+  matrix("zero", zero, { dst, 1, 16 }, 3, join(NOT_INTEGERS, { -1, 17, MIN, MAX }))
+  matrix("zero", zero, { dst, 5, 12 }, 3, { 13 })
+  matrix("fill", fill, { dst, 1, 1, 16 }, 1, { "s", 1, true })
+  matrix("fill", fill, { dst, 1, 1, 16 }, 2, join(NOT_INTEGERS, { -1, 256, MIN, MAX }))
+  expect(2, "fill", fill, { dst }, 1)                                   -- byte is required
+  matrix("fill", fill, { dst, 1, 1, 16 }, 3, join(NOT_INTEGERS, { 0, -1, 18, MIN, MAX }))
+  matrix("fill", fill, { dst, 1, 1, 16 }, 4, join(NOT_INTEGERS, { -1, 17, MIN, MAX }))
+end
+
+function TestBadInput.test_constructors_and_reads()
+  matrix("new", new, { 4, 0 }, 1, join(NOT_INTEGERS, { -1, MIN, MAX }))
+  matrix("new", new, { 4, 0 }, 2, { true, -1, 256, 1.5, NAN, "x" })
+  matrix("from", from, { "abc", 1, 2 }, 1, { 5, true, {} })
+  matrix("from", from, { "abc", 1, 2 }, 2, NOT_INTEGERS)
+  matrix("from", from, { "abc", 1, 2 }, 3, NOT_INTEGERS)
+  matrix("tostring", method_tostring, { dst, 1, 2 }, 2, NOT_INTEGERS, 1)
+  matrix("tostring", method_tostring, { dst, 1, 2 }, 3, NOT_INTEGERS, 2)
+  matrix("byte", method_byte, { dst, 1, 2 }, 2, NOT_INTEGERS, 1)
+  matrix("kernel", kernel, { "copy", 1 }, 1, { "move", 1, true })
+  matrix("kernel", kernel, { "copy", 1 }, 2, join(NOT_INTEGERS, { -1, MIN }))
+end
+
+function TestBadInput.test_unallocatable_size_is_a_memory_error()
+  local ok, err = pcall(avxbuf.new, 1 << 47)
+  lu.assertFalse(ok)
+  lu.assertStrContains(tostring(err), "not enough memory")
+  lu.assertEquals(#avxbuf.new(3), 3, "the state lives on")
+end
+
+function TestBadInput.test_configure_is_all_or_nothing()
+  local before = avxbuf.config()
+  local bad = { 5, "use_avx=2", { use_avx = 4 }, { use_avx = -1 }, { use_avx = 1.5 },
+                { use_avx = "2" }, { max_vector_size = 48 }, { avx3_threshold = -1 },
+                { rep_movsb_threshold = 1.5 }, { nontemporal_threshold = NAN },
+                { rep_stosb_threshold = 1 << 63 }, { vector_zeroing = 1 }, { vector_zeroing = "false" },
+                { kernel = "fast" }, { kernel = true }, { [1] = 2 }, { bogus = 1 },
+                { use_avx = 0, bogus = 1 }, { use_avx = 0, max_vector_size = 8 } }
+  for _, t in ipairs(bad) do
+    local ok, err = pcall(configure, t)
+    lu.assertFalse(ok)
+    lu.assertStrContains(err, "bad argument #1 to 'configure' (")
+    lu.assertEquals(avxbuf.config(), before)
+  end
+  local _, err = pcall(configure, { bogus = 1 })
+  lu.assertStrContains(err, "unknown knob 'bogus'")
+  lu.assertStrContains(err, "use_avx, max_vector_size")
+end
+
+function TestBadInput.test_decide_checks_types()
+  for _, t in ipairs { 5, { vendor = 5 }, { vendor = ("x"):rep(13) }, { leaf1_eax = "x" },
+                       { leaf1_eax = -1 }, { leaf7_ebx = 1 << 32 }, { leaf1_ecx = 1.5 },
+                       { xcr0 = "7" } } do
+    local ok, err = pcall(decide, t)
+    lu.assertFalse(ok)
+    lu.assertStrContains(err, "bad argument #1 to 'decide' (")
+  end
+end

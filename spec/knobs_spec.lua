@@ -1,0 +1,157 @@
+-- Knob semantics, seen through avxbuf.kernel(); clamping to what the CPU
+-- (or the emulated build) can run; AVXBUF_OPTIONS; per-state settings.
+local lu = require "luaunit"
+local h = require "helpers"
+local avxbuf = h.avxbuf
+
+local cpu = avxbuf.cpu()
+local max_level = avxbuf.emulated and 3 or cpu.max_use_avx
+local erms = cpu.features.erms
+local family = { [0] = "sse2", "avx", "avx2", "avx512" }
+
+TestKnobs = {}
+TestKnobs.tearDown = avxbuf.reset
+
+function TestKnobs.test_defaults_come_from_the_policy()
+  local c = avxbuf.reset()
+  lu.assertEquals(c, avxbuf.config())
+  lu.assertEquals(c.use_avx, cpu.default.use_avx)
+  lu.assertEquals(c.vector_zeroing, cpu.default.vector_zeroing)
+  lu.assertEquals(c.avx3_threshold, cpu.default.avx3_threshold)
+  lu.assertEquals(c.nontemporal_threshold, cpu.default.nontemporal_threshold)
+  lu.assertEquals(c.rep_stosb_threshold, erms and cpu.default.rep_stosb_threshold or 0)
+  lu.assertEquals(c.kernel, "auto")
+  lu.assertEquals(c.max_vector_size, ({ [0] = 16, 32, 32, 64 })[c.use_avx])
+end
+
+function TestKnobs.test_use_avx_picks_the_family_and_clamps()
+  for level = 0, 3 do
+    local c = h.use { use_avx = level, avx3_threshold = 0 }
+    local effective = math.min(level, max_level)
+    lu.assertEquals(c.use_avx, effective, "use_avx=" .. level)
+    lu.assertEquals(avxbuf.kernel("copy", 100), family[effective])
+    lu.assertEquals(avxbuf.kernel("zero", 100), family[effective])
+  end
+end
+
+function TestKnobs.test_max_vector_size()
+  local c = h.use { use_avx = 2, max_vector_size = 16 }
+  lu.assertEquals(c.max_vector_size, math.min(16, max_level >= 1 and 32 or 16))
+  lu.assertEquals(avxbuf.kernel("copy", 100), "sse2")
+  c = h.use { use_avx = 2, max_vector_size = 64 }      -- wider than AVX2 registers
+  lu.assertEquals(c.max_vector_size, max_level >= 1 and 32 or 16)
+  if max_level == 3 then
+    c = h.use { use_avx = 3, max_vector_size = 32 }
+    lu.assertEquals(avxbuf.kernel("copy", 100000), "avx512_256")
+    lu.assertEquals(avxbuf.kernel("zero", 100), "avx512_256")
+    c = h.use { use_avx = 3 }
+    lu.assertEquals(c.max_vector_size, 64)
+  end
+end
+
+function TestKnobs.test_avx3_threshold()
+  if max_level < 3 then
+    lu.assertEquals(h.use { use_avx = 3 }.use_avx, max_level)
+    return
+  end
+  h.use { use_avx = 3, avx3_threshold = 4096, rep_movsb_threshold = 0, rep_stosb_threshold = 0 }
+  lu.assertEquals(avxbuf.kernel("copy", 4095), "avx512_256")
+  lu.assertEquals(avxbuf.kernel("copy", 4096), "avx512")
+  lu.assertEquals(avxbuf.kernel("fill", 4095), "avx512_256")
+  lu.assertEquals(avxbuf.kernel("fill", 4096), "avx512")
+  h.use { use_avx = 3, avx3_threshold = 0 }
+  lu.assertEquals(avxbuf.kernel("copy", 1), "avx512")
+end
+
+function TestKnobs.test_vector_zeroing_false_keeps_vectors_out_of_zero_and_fill()
+  local c = h.use { vector_zeroing = false, rep_stosb_threshold = 2048, nontemporal_threshold = 0 }
+  lu.assertFalse(c.vector_zeroing)
+  lu.assertEquals(avxbuf.kernel("zero", 100), "sse2")
+  lu.assertEquals(avxbuf.kernel("fill", 2047), "sse2")
+  lu.assertEquals(avxbuf.kernel("zero", 2048), erms and "rep_stosb" or "sse2")
+  lu.assertEquals(avxbuf.kernel("copy", 100), family[c.use_avx], "copies keep their vectors")
+end
+
+function TestKnobs.test_rep_and_nontemporal_windows()
+  local c = h.use { use_avx = 0, rep_movsb_threshold = 1000, rep_stosb_threshold = 3000,
+                    nontemporal_threshold = 5000 }
+  if not erms then
+    lu.assertEquals(c.rep_movsb_threshold, 0, "no ERMS: rep movsb is never used")
+    lu.assertEquals(avxbuf.kernel("copy", 1000), "sse2")
+    return
+  end
+  lu.assertEquals(avxbuf.kernel("copy", 999), "sse2")
+  lu.assertEquals(avxbuf.kernel("copy", 1000), "rep_movsb")
+  lu.assertEquals(avxbuf.kernel("copy", 4999), "rep_movsb")
+  lu.assertEquals(avxbuf.kernel("copy", 5000), "sse2_nt")
+  lu.assertEquals(avxbuf.kernel("zero", 2999), "sse2")
+  lu.assertEquals(avxbuf.kernel("zero", 3000), "rep_stosb")
+  lu.assertEquals(avxbuf.kernel("fill", 5000), "sse2_nt")
+  h.use { use_avx = 0, rep_movsb_threshold = 0, rep_stosb_threshold = 0, nontemporal_threshold = 0 }
+  lu.assertEquals(avxbuf.kernel("copy", 1 << 40), "sse2", "0 means never")
+  lu.assertEquals(avxbuf.kernel("zero", 1 << 40), "sse2")
+end
+
+function TestKnobs.test_kernel_libc_and_back()
+  h.use { kernel = "libc" }
+  for _, n in ipairs { 0, 100, 1 << 30 } do
+    lu.assertEquals(avxbuf.kernel("copy", n), "libc")
+    lu.assertEquals(avxbuf.kernel("fill", n), "libc")
+  end
+  lu.assertEquals(avxbuf.configure { kernel = "auto" }.kernel, "auto")
+  lu.assertNotEquals(avxbuf.kernel("copy", 100), "libc")
+end
+
+function TestKnobs.test_settings_accumulate_until_reset()
+  avxbuf.configure { use_avx = 0 }
+  local c = avxbuf.configure { vector_zeroing = false }
+  lu.assertEquals(c.use_avx, 0)
+  lu.assertFalse(c.vector_zeroing)
+  c = avxbuf.reset()
+  lu.assertEquals(c.use_avx, cpu.default.use_avx)
+end
+
+TestOptionsEnv = {}
+
+local PRINT_CONFIG = [[
+local c = require("avxbuf").config()
+print(c.use_avx, c.max_vector_size, c.vector_zeroing, c.kernel, c.nontemporal_threshold)]]
+
+function TestOptionsEnv.test_good_options_apply()
+  local out, status = h.run_child({ AVXBUF_OPTIONS = "use_avx=0,vector_zeroing=false,nontemporal_threshold=123" },
+                                  PRINT_CONFIG)
+  lu.assertEquals(status, 0)
+  lu.assertEquals(out, "0\t16\tfalse\tauto\t123\n")
+end
+
+function TestOptionsEnv.test_bad_entries_warn_and_are_ignored()
+  local out, status = h.run_child(
+    { AVXBUF_OPTIONS = "use_avx=9,bogus=1,,noequals,max_vector_size=16,kernel=libc,"
+                       .. "nontemporal_threshold=99999999999999999999,vector_zeroing=maybe,use_avx=-1" },
+    PRINT_CONFIG)
+  lu.assertEquals(status, 0)
+  for _, entry in ipairs { "use_avx=9", "bogus=1", "noequals", "nontemporal_threshold=9999",
+                           "vector_zeroing=maybe", "use_avx=-1" } do
+    lu.assertStrContains(out, "avxbuf: AVXBUF_OPTIONS: ignoring '" .. entry)
+  end
+  local last = out:match("([^\n]*)\n$")
+  lu.assertEquals(last, string.format("%d\t16\t%s\tlibc\t%d", cpu.default.use_avx,
+                                      tostring(cpu.default.vector_zeroing), cpu.default.nontemporal_threshold))
+end
+
+function TestOptionsEnv.test_reset_returns_to_the_settings_of_load_time()
+  local out = h.run_child({ AVXBUF_OPTIONS = "kernel=libc" }, [[
+    local a = require 'avxbuf'
+    print(a.configure{ kernel = 'auto', use_avx = 0 }.kernel, a.reset().kernel, a.config().use_avx)]])
+  lu.assertEquals(out, string.format("auto\tlibc\t%d\n", cpu.default.use_avx))
+end
+
+TestStates = {}
+
+function TestStates.test_two_states_do_not_share_settings()
+  local dir = package.cpath:match("^([^;]*)/%?%.so")
+  local p = io.popen(string.format("build/two_states %q 2>&1", dir))
+  local out = p:read("a")
+  p:close()
+  lu.assertEquals(out, "ok\n")
+end
