@@ -1,0 +1,212 @@
+-- The CPU policy, asked through avxbuf.decide() with the CPUID registers of
+-- real processors. Each entry cites the public dump its values come from;
+-- `xcr0` is what a current Linux enables of the states the dump's leaf 0xD
+-- reports (x87, SSE, AVX, opmask, ZMM_Hi256, Hi16_ZMM, PKRU: mask 0x2E7).
+-- The expected defaults restate the policy of README's table; they are not
+-- read from the implementation.
+local lu = require "luaunit"
+local h = require "helpers"
+local avxbuf = h.avxbuf
+
+local LIBCPUID = "anrieff/libcpuid tests/"
+local INSTLAT = "InstLatx64 dump, as shipped in jcurl/RJCP.DLL.CpuId CpuIdTest/TestResources/contrib/instlatx64/"
+
+local function intel(t) t.vendor = "GenuineIntel"; return t end
+local function amd(t) t.vendor = "AuthenticAMD"; return t end
+
+-- name = {registers, expected}
+local PROCESSORS = {
+  { "Xeon Gold 6154 (Skylake-SP, stepping 4)", LIBCPUID .. "intel/skylake/skylake-sp-xeon-gold.test",
+    intel { leaf1_eax = 0x00050654, leaf1_ecx = 0x7FFEFBFF, leaf7_ebx = 0xD39FFFFB, leaf7_ecx = 0x00000008,
+            leaf7_edx = 0x00000000, xcr0 = 0x2FF & 0x2E7 },
+    { use_avx = 2, vector_zeroing = false, uarch = "Skylake-SP/X", rule = "licence-severe", max_use_avx = 3 } },
+  { "Core i7-7800X (Skylake-X, stepping 4)", LIBCPUID .. "intel/core_6th_gen/skylake-x-i7.test",
+    intel { leaf1_eax = 0x00050654, leaf1_ecx = 0x7FFEFBBF, leaf7_ebx = 0xD39FFFFB, leaf7_ecx = 0x00000000,
+            leaf7_edx = 0x0C000000, xcr0 = 0x0FF & 0x2E7 },
+    { use_avx = 2, vector_zeroing = false, uarch = "Skylake-SP/X", rule = "licence-severe", max_use_avx = 3 } },
+  { "Xeon Platinum 8269C (Cascade Lake, stepping 6)", LIBCPUID .. "intel/skylake/xeon-clx.test",
+    intel { leaf1_eax = 0x00050656, leaf1_ecx = 0x7FFEFBFF, leaf7_ebx = 0xD39FFFFB, leaf7_ecx = 0x00000818,
+            leaf7_edx = 0xBC000400, xcr0 = 0x2FF & 0x2E7 },
+    { use_avx = 2, vector_zeroing = false, uarch = "Cascade Lake", rule = "licence-severe", max_use_avx = 3 } },
+  { "Xeon Platinum 8280 (Cascade Lake, stepping 7)", LIBCPUID .. "intel/skylake/cascade-lake-sp-xeon-platinum.test",
+    intel { leaf1_eax = 0x00050657, leaf1_ecx = 0x7FFEFBFF, leaf7_ebx = 0xD39FFFFB, leaf7_ecx = 0x00000808,
+            leaf7_edx = 0xBC000400, xcr0 = 0x2FF & 0x2E7 },
+    { use_avx = 2, vector_zeroing = false, uarch = "Cascade Lake", rule = "licence-severe", max_use_avx = 3 } },
+  -- No public raw dump of a Cooper Lake was at hand: its signature (06-55-0B, Intel microcode release
+  -- notes "CPX-SP") with the Cascade Lake 8280 registers above plus AVX512_BF16 (leaf 7.1 EAX bit 5).
+  { "Cooper Lake signature (stepping 11)", "Intel microcode release notes (CPX-SP 06-55-0b); registers of the 8280",
+    intel { leaf1_eax = 0x0005065B, leaf1_ecx = 0x7FFEFBFF, leaf7_ebx = 0xD39FFFFB, leaf7_ecx = 0x00000808,
+            leaf7_edx = 0xBC000400, leaf7_1_eax = 0x00000020, xcr0 = 0x2E7 },
+    { use_avx = 2, vector_zeroing = false, uarch = "Cooper Lake", rule = "licence-severe", max_use_avx = 3 } },
+  { "Core i3-8121U (Cannon Lake)", LIBCPUID .. "intel/core_8th_gen/cannon-lake-i3-u.test",
+    intel { leaf1_eax = 0x00060663, leaf1_ecx = 0x7FFAFBBF, leaf7_ebx = 0xF2BF67EB, leaf7_ecx = 0x0000000E,
+            leaf7_edx = 0x9C000000, xcr0 = 0x2FF & 0x2E7 },
+    { use_avx = 2, vector_zeroing = true, uarch = "Cannon Lake", rule = "licence-mild", max_use_avx = 3 } },
+  { "Core i7-1065G7 (Ice Lake client)", LIBCPUID .. "intel/core_10th_gen/ice-lake-i7.test",
+    intel { leaf1_eax = 0x000706E5, leaf1_ecx = 0x7FFAFBBF, leaf7_ebx = 0xF2BF27EF, leaf7_ecx = 0x40405F4E,
+            leaf7_edx = 0xBC000410, xcr0 = 0x2E7 },
+    { use_avx = 2, vector_zeroing = true, uarch = "Ice Lake", rule = "licence-mild", max_use_avx = 3 } },
+  { "Xeon D-1718T (Ice Lake-D, under Hyper-V)", LIBCPUID .. "intel/core_10th_gen/ice-lake-xeon-d.test",
+    intel { leaf1_eax = 0x000606C1, leaf1_ecx = 0xFFFAF387, leaf7_ebx = 0xF3BFBFB9, leaf7_ecx = 0x00415F46,
+            leaf7_edx = 0xBC000410, xcr0 = 0x0E7 },
+    { use_avx = 2, vector_zeroing = true, uarch = "Ice Lake-D", rule = "licence-mild", max_use_avx = 3,
+      hypervisor = true } },
+  { "Core i5-1135G7 (Tiger Lake)", LIBCPUID .. "intel/core_11th_gen/tiger-lake-i5.test",
+    intel { leaf1_eax = 0x000806C1, leaf1_ecx = 0x7FFAFBBF, leaf7_ebx = 0xF3BFA7EB, leaf7_ecx = 0x18C05FDE,
+            leaf7_edx = 0xFC100510, xcr0 = 0x2E7 },
+    { use_avx = 2, vector_zeroing = true, uarch = "Tiger Lake", rule = "licence-mild", max_use_avx = 3 } },
+  { "Core i7-11700K (Rocket Lake)", LIBCPUID .. "intel/core_11th_gen/rocket-lake-i7.test",
+    intel { leaf1_eax = 0x000A0671, leaf1_ecx = 0x7FFAFBBF, leaf7_ebx = 0xF2BF67EB, leaf7_ecx = 0x00405F4E,
+            leaf7_edx = 0xBC000410, xcr0 = 0x2FF & 0x2E7 },
+    { use_avx = 2, vector_zeroing = true, uarch = "Rocket Lake", rule = "licence-mild", max_use_avx = 3 } },
+  { "Xeon w7-2475X (Sapphire Rapids)", LIBCPUID .. "intel/sapphire_rapids/sapphire-rapids-ws-xeon-w7.test",
+    intel { leaf1_eax = 0x000806F8, leaf1_ecx = 0x7FFEFBFF, leaf7_ebx = 0xF3BFBFFB, leaf7_ecx = 0xBB417FEE,
+            leaf7_edx = 0xFFDD4430, leaf7_1_eax = 0x00001C30, xcr0 = 0x602E7 & 0x2E7 },
+    { use_avx = 3, max_vector_size = 64, avx3_threshold = 0, vector_zeroing = true,
+      uarch = "Sapphire Rapids", rule = "no-licence-drop", max_use_avx = 3 } },
+  { "Core i7 (Haswell, 06-3C-3)", LIBCPUID .. "intel/haswell/haswell-i7.test",
+    intel { leaf1_eax = 0x000306C3, leaf1_ecx = 0x7FDAFBBF, leaf7_ebx = 0x000027AB, xcr0 = 0x7 },
+    { use_avx = 2, max_vector_size = 32, vector_zeroing = true, uarch = "Haswell", rule = "best", max_use_avx = 2 } },
+  { "Core i9-12900K (Alder Lake)", LIBCPUID .. "intel/core_12th_gen/alder-lake-s-i9.test",
+    intel { leaf1_eax = 0x00090672, leaf1_ecx = 0x7FFAFBFF, leaf7_ebx = 0x239CA7EB, leaf7_ecx = 0x98C027AC,
+            leaf7_edx = 0xFC1CC410, leaf7_1_eax = 0x00400810, xcr0 = 0x207 & 0x2E7 },
+    { use_avx = 2, vector_zeroing = true, uarch = "Alder Lake", rule = "best", max_use_avx = 2 } },
+  { "Xeon Phi 7210 (Knights Landing)", INSTLAT .. "GenuineIntel/GenuineIntel0050671_KnightsLanding_CPUID.xml",
+    intel { leaf1_eax = 0x00050671, leaf1_ecx = 0x7FF8F39F, leaf7_ebx = 0x1C0D23AB, leaf7_ecx = 0x00000001,
+            leaf7_edx = 0x04000000, xcr0 = 0x0E7 },
+    { use_avx = 2, vector_zeroing = true, uarch = "Knights Landing", rule = "best", max_use_avx = 2,
+      reason_has = "without the BW and VL" } },
+  { "EPYC 7713 (Zen 3, Milan)", LIBCPUID .. "amd/zen3/epyc-milan.test",
+    amd { leaf1_eax = 0x00A00F11, leaf1_ecx = 0x7EDA320B, leaf7_ebx = 0x219C97A9, leaf7_ecx = 0x0040068C,
+          leaf7_edx = 0x00000010, xcr0 = 0x207 & 0x2E7 },
+    { use_avx = 2, vector_zeroing = true, uarch = "Zen 3", rule = "best", max_use_avx = 2 } },
+  { "Ryzen 7 7800X3D (Zen 4, Raphael)", LIBCPUID .. "amd/zen4/ryzen7-raphael.test",
+    amd { leaf1_eax = 0x00A60F12, leaf1_ecx = 0x7ED8320B, leaf7_ebx = 0xF1BF97A9, leaf7_ecx = 0x00405FCE,
+          leaf7_edx = 0x10000010, leaf7_1_eax = 0x00000020, xcr0 = 0x2E7 },
+    { use_avx = 3, max_vector_size = 64, avx3_threshold = 0, vector_zeroing = true, uarch = "Zen 4",
+      rule = "no-licence-drop", max_use_avx = 3 } },
+}
+
+local function copy(t)
+  local c = {}
+  for k, v in pairs(t) do c[k] = v end
+  return c
+end
+
+local function registers(name)
+  for _, p in ipairs(PROCESSORS) do
+    if p[1] == name then return copy(p[3]) end
+  end
+  error("no processor " .. name)
+end
+
+TestPolicy = {}
+
+function TestPolicy.test_real_processors()
+  lu.assertTrue(#PROCESSORS >= 15)
+  for _, p in ipairs(PROCESSORS) do
+    local name, regs, want = p[1], p[3], p[4]
+    local got = avxbuf.decide(regs)
+    for k, v in pairs(want) do
+      if k == "reason_has" then
+        lu.assertStrContains(got.reason, v, false, name)
+      else
+        lu.assertEquals(got[k], v, name .. ": " .. k)
+      end
+    end
+    -- Every reason names the processor, its signature and what was chosen.
+    lu.assertStrContains(got.reason, got.uarch, false, name)
+    lu.assertStrContains(got.reason, string.format("model 0x%02X, stepping %d", got.model, got.stepping))
+    lu.assertStrContains(got.reason, ({ [0] = "SSE2", "AVX", "AVX2", "AVX-512" })[got.use_avx])
+    lu.assertTrue(got.use_avx <= got.max_use_avx, name)
+  end
+end
+
+function TestPolicy.test_every_model_0x55_stepping_avoids_avx512()
+  -- HotSpot avoids AVX-512 only below stepping 5; avxbuf on all of them.
+  for stepping = 0, 15 do
+    local regs = registers("Xeon Platinum 8280 (Cascade Lake, stepping 7)")
+    regs.leaf1_eax = 0x00050650 + stepping
+    local d = avxbuf.decide(regs)
+    lu.assertEquals(d.use_avx, 2, "stepping " .. stepping)
+    lu.assertFalse(d.vector_zeroing, "stepping " .. stepping)
+    lu.assertStrContains(d.reason, "turbo licence")
+    lu.assertStrContains(d.reason, "rep stosb for zeroing")
+  end
+  lu.assertStrContains(avxbuf.decide(registers("Cooper Lake signature (stepping 11)")).reason,
+                       "Intel Cooper Lake (family 6, model 0x55, stepping 11)")
+end
+
+function TestPolicy.test_os_without_avx512_state()
+  local regs = registers("Xeon w7-2475X (Sapphire Rapids)")
+  regs.xcr0 = 0x7
+  local d = avxbuf.decide(regs)
+  lu.assertEquals(d.max_use_avx, 2)
+  lu.assertEquals(d.use_avx, 2)
+  lu.assertStrContains(d.reason, "the OS has not enabled AVX-512 state")
+end
+
+function TestPolicy.test_os_without_avx_state()
+  local regs = registers("Core i7 (Haswell, 06-3C-3)")
+  regs.xcr0 = 0x3
+  local d = avxbuf.decide(regs)
+  lu.assertEquals(d.use_avx, 0)
+  lu.assertEquals(d.max_vector_size, 16)
+  lu.assertStrContains(d.reason, "the OS has not enabled AVX state")
+end
+
+function TestPolicy.test_osxsave_clear_ignores_xcr0()
+  local regs = registers("Xeon w7-2475X (Sapphire Rapids)")
+  regs.leaf1_ecx = regs.leaf1_ecx & ~(1 << 27)
+  local d = avxbuf.decide(regs)
+  lu.assertEquals(d.xcr0, 0)
+  lu.assertEquals(d.use_avx, 0)
+  lu.assertStrContains(d.reason, "OSXSAVE is clear")
+end
+
+function TestPolicy.test_hypervisor_hiding_avx512()
+  -- A Cascade Lake guest whose hypervisor masks AVX-512 and its XCR0 bits.
+  local regs = registers("Xeon Platinum 8280 (Cascade Lake, stepping 7)")
+  regs.leaf1_ecx = regs.leaf1_ecx | (1 << 31)
+  regs.leaf7_ebx = regs.leaf7_ebx & ~((1 << 16) | (1 << 17) | (1 << 30) | (1 << 31))
+  regs.xcr0 = 0x7
+  local d = avxbuf.decide(regs)
+  lu.assertTrue(d.hypervisor)
+  lu.assertFalse(d.features.avx512f)
+  lu.assertEquals(d.max_use_avx, 2)
+  lu.assertEquals(d.use_avx, 2)
+  lu.assertFalse(d.vector_zeroing, "still a model 0x55 core underneath")
+end
+
+function TestPolicy.test_missing_fields_are_absent_features()
+  local d = avxbuf.decide {}
+  lu.assertEquals(d.use_avx, 0)
+  lu.assertEquals(d.vendor, "")
+  lu.assertEquals(d.uarch, "unknown")
+  d = avxbuf.decide { vendor = "GenuineIntel", leaf1_eax = 0x00050657 }
+  lu.assertEquals(d.use_avx, 0, "a Cascade Lake signature without feature bits gets SSE2")
+end
+
+-- The live machine: cpu() agrees with what the kernel reports.
+TestLiveCpu = {}
+
+function TestLiveCpu.test_matches_proc_cpuinfo()
+  local f = io.open("/proc/cpuinfo")
+  if not f then lu.skip("no /proc/cpuinfo") end
+  local text = f:read("a")
+  f:close()
+  local cpu = avxbuf.cpu()
+  local flags = {}
+  for flag in text:match("\nflags%s*:%s*([^\n]*)"):gmatch("%S+") do flags[flag] = true end
+  for _, feature in ipairs { "avx", "avx2", "bmi2", "erms", "fsrm", "avx512f", "avx512dq", "avx512bw",
+                             "avx512vl", "avx512er", "avx_vnni", "hypervisor" } do
+    lu.assertEquals(cpu.features[feature], flags[feature] == true, feature)
+  end
+  lu.assertEquals(cpu.vendor, text:match("vendor_id%s*:%s*(%S+)"))
+  lu.assertEquals(cpu.family, tonumber(text:match("cpu family%s*:%s*(%d+)")))
+  lu.assertEquals(cpu.model, tonumber(text:match("\nmodel%s*:%s*(%d+)")))
+  lu.assertEquals(cpu.stepping, tonumber(text:match("stepping%s*:%s*(%d+)")))
+  lu.assertEquals(cpu.brand, text:match("model name%s*:%s*([^\n]-)%s*\n"))
+  lu.assertEquals(cpu.default.use_avx, math.min(cpu.max_use_avx, cpu.default.use_avx))
+  lu.assertStrContains(cpu.reason, cpu.uarch)
+end
