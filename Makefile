@@ -21,9 +21,10 @@ EMUL_OBJ = $(SRC:src/%.c=build/emul/obj/%.o)
 
 DEBIAN_PACKAGES = lua5.4 liblua5.4-dev lua-unit libsimde-dev lua-argparse lua-cjson pkg-config gcc make
 
-.PHONY: all deps test bench clean
+.PHONY: all deps test bench sweep clean
 
-all: build/avxbuf.so build/emul/avxbuf.so build/two_states
+all: build/avxbuf.so build/emul/avxbuf.so build/avxbuf/counters.so build/emul/avxbuf/counters.so \
+	build/two_states
 
 build/obj/%.o: src/%.c $(HDR)
 	@mkdir -p $(dir $@)
@@ -38,6 +39,12 @@ build/avxbuf.so: $(NATIVE_OBJ)
 
 build/emul/avxbuf.so: $(EMUL_OBJ)
 	$(CC) $(LDFLAGS_SO) -o $@ $^
+
+# avxbuf.counters (perf_event_open) does not depend on the flavour; each
+# flavour's directory gets a copy so that it is complete on its own.
+build/avxbuf/counters.so build/emul/avxbuf/counters.so: src/counters.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -std=c11 -fPIC -fvisibility=hidden -Wall -Wextra $(LUA_INC) -shared -o $@ $<
 
 # Two Lua states in one process, for the per-state settings test.
 build/two_states: spec/two_states.c
@@ -62,9 +69,16 @@ test: deps
 	@$(MAKE) --no-print-directory all
 	$(LUA) spec/run.lua build build/emul
 
+# The transform benchmark (every vector width, with licence counters), then
+# a quick kernel sweep; `make sweep` runs the full one with JSON and SVG.
 bench: deps
 	@$(MAKE) --no-print-directory all
-	$(LUA) bench/throughput.lua
+	$(LUA) bench/transform.lua
+	$(LUA) bench/kernels.lua --quick
+
+sweep: deps
+	@$(MAKE) --no-print-directory all
+	$(LUA) bench/kernels.lua --json build/kernels.json --svg build/kernels.svg
 
 clean:
 	rm -rf build

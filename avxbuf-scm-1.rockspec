@@ -26,7 +26,11 @@ build = {
       incdirs = { "src" },
       libraries = { "pthread" },
     },
+    ["avxbuf.counters"] = { sources = { "src/counters.c" } },
     ["avxbuf.bench"] = "lua/avxbuf/bench.lua",
+    ["avxbuf.events"] = "lua/avxbuf/events.lua",
+    ["avxbuf.kernels"] = "lua/avxbuf/kernels.lua",
+    ["avxbuf.svg"] = "lua/avxbuf/svg.lua",
   },
 }
 test = { type = "command", command = "make test" }

@@ -38,39 +38,9 @@ function M.assert_bytes(actual, expected, what)
   end
 end
 
--- Thresholds switched off, so one family serves every size.
-local function only(knobs)
-  local t = { avx3_threshold = 0, rep_movsb_threshold = 0, rep_stosb_threshold = 0,
-              nontemporal_threshold = 0 }
-  for k, v in pairs(knobs) do t[k] = v end
-  return t
-end
-
-local family = { [0] = "sse2", "avx", "avx2", "avx512" }
-
--- Every kernel this build can run: {name, knobs, copy = expected kernel name,
--- fill = expected kernel name} (names as avxbuf.kernel reports them for n >= 1).
+-- Every kernel this build can run (see lua/avxbuf/kernels.lua).
 function M.kernel_configs()
-  local max = avxbuf.emulated and 3 or avxbuf.cpu().max_use_avx
-  local configs = {}
-  local function add(name, knobs, copy, fill)
-    configs[#configs + 1] = { name = name, knobs = knobs, copy = copy, fill = fill or copy }
-  end
-  for level = 0, max do
-    add(family[level], only { use_avx = level }, family[level])
-    add(family[level] .. "_nt", only { use_avx = level, nontemporal_threshold = 1 },
-        family[level] .. "_nt")
-  end
-  if max == 3 then
-    add("avx512_256", only { use_avx = 3, max_vector_size = 32 }, "avx512_256")
-    add("avx512_256_nt", only { use_avx = 3, max_vector_size = 32, nontemporal_threshold = 1 },
-        "avx512_256_nt")
-  end
-  if avxbuf.cpu().features.erms then
-    add("rep", only { rep_movsb_threshold = 1, rep_stosb_threshold = 1 }, "rep_movsb", "rep_stosb")
-  end
-  add("libc", { kernel = "libc" }, "libc")
-  return configs
+  return require("avxbuf.kernels").list(avxbuf)
 end
 
 function M.use(knobs)
@@ -83,7 +53,7 @@ end
 function M.run_child(env, code)
   local prefix = {}
   for k, v in pairs(env) do prefix[#prefix + 1] = string.format("%s=%q", k, v) end
-  local cpath = package.cpath:match("^[^;]*")
+  local cpath = package.cpath:match("^[^;]*") .. ";;"
   local cmd = string.format("%s LUA_CPATH=%q %q -e %q 2>&1; echo \"exit $?\"",
                             table.concat(prefix, " "), cpath, arg[-1] or "lua5.4", code)
   local out = io.popen(cmd):read("a")

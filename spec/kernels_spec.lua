@@ -139,23 +139,28 @@ TestDefaultThresholds = {}
 function TestDefaultThresholds.test_around_every_threshold()
   avxbuf.reset()
   local cfg = avxbuf.config()
-  local checked = 0
+  local points = {}
   for _, knob in ipairs { "avx3_threshold", "rep_movsb_threshold", "rep_stosb_threshold",
                           "nontemporal_threshold" } do
-    local t = cfg[knob]
-    if t > 0 and t < 64 * 1024 * 1024 then
+    points[#points + 1] = { knob, cfg[knob] }
+  end
+  points[#points + 1] = { "2 x nontemporal_threshold (fills)", 2 * cfg.nontemporal_threshold }
+  local checked = 0
+  for _, p in ipairs(points) do
+    local what, t = p[1], p[2]
+    if t > 0 and t <= 64 * 1024 * 1024 then
       local big = h.long_pattern(t + 256, 5)
       local src = h.long_pattern(t + 64, 6)
       for n = t - 1, t + 1 do
         local dst = avxbuf.from(big)
         avxbuf.copy(dst, 65, src, 2, n)
         h.assert_bytes(dst:tostring(), big:sub(1, 64) .. src:sub(2, n + 1) .. big:sub(65 + n),
-                       string.format("default copy n=%d (%s=%d, kernel %s)", n, knob, t,
+                       string.format("default copy n=%d (%s=%d, kernel %s)", n, what, t,
                                      avxbuf.kernel("copy", n)))
-        avxbuf.zero(dst, 66, n)
-        lu.assertEquals(dst:tostring(66, 65 + n), ("\0"):rep(n))
-        lu.assertEquals(dst:tostring(1, 65), big:sub(1, 64) .. src:sub(2, 2))
-        lu.assertEquals(dst:tostring(66 + n), big:sub(66 + n))
+        avxbuf.fill(dst, 0xC3, 66, n)
+        h.assert_bytes(dst:tostring(), big:sub(1, 64) .. src:sub(2, 2) .. ("\xC3"):rep(n) .. big:sub(66 + n),
+                       string.format("default fill n=%d (%s=%d, kernel %s)", n, what, t,
+                                     avxbuf.kernel("fill", n)))
         checked = checked + 1
       end
     end

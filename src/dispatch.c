@@ -57,7 +57,8 @@ static void plan(avxbuf_state *st)
   avxbuf_plan *p = &st->plan;
   if (e[K_KERNEL] == KERNEL_LIBC) {
     p->copy_narrow = p->copy_wide = p->fill_narrow = p->fill_wide = fam_libc;
-    p->wide_from = p->rep_movsb_from = p->rep_stosb_from = p->nontemporal_from = SIZE_MAX;
+    p->wide_from = p->rep_movsb_from = p->rep_stosb_from = SIZE_MAX;
+    p->nontemporal_copy_from = p->nontemporal_fill_from = SIZE_MAX;
     return;
   }
   avxbuf_family wide = family(e[K_USE_AVX], e[K_MAX_VECTOR_SIZE]);
@@ -73,7 +74,11 @@ static void plan(avxbuf_state *st)
   p->wide_from = split ? (size_t)e[K_AVX3_THRESHOLD] : 0;
   p->rep_movsb_from = from(e[K_REP_MOVSB_THRESHOLD]);
   p->rep_stosb_from = from(e[K_REP_STOSB_THRESHOLD]);
-  p->nontemporal_from = from(e[K_NONTEMPORAL_THRESHOLD]);
+  /* A copy of n bytes streams 2n through the cache, a fill n: fills start
+   * streaming at twice the copy threshold (measured: README, "Kernel sweep"). */
+  p->nontemporal_copy_from = from(e[K_NONTEMPORAL_THRESHOLD]);
+  p->nontemporal_fill_from = e[K_NONTEMPORAL_THRESHOLD] > AVXBUF_MAX_BYTES / 2
+                           ? SIZE_MAX : from(2 * e[K_NONTEMPORAL_THRESHOLD]);
 }
 
 void avxbuf_state_resolve(avxbuf_state *st)

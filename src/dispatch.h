@@ -24,7 +24,8 @@ typedef struct avxbuf_family { const avxbuf_kernel *k, *k_nt; } avxbuf_family;
  * threshold of SIZE_MAX means never. */
 typedef struct avxbuf_plan {
   avxbuf_family copy_narrow, copy_wide, fill_narrow, fill_wide;
-  size_t wide_from, rep_movsb_from, rep_stosb_from, nontemporal_from;
+  size_t wide_from, rep_movsb_from, rep_stosb_from;
+  size_t nontemporal_copy_from, nontemporal_fill_from;
 } avxbuf_plan;
 
 typedef struct avxbuf_state {
@@ -50,7 +51,7 @@ typedef enum avxbuf_overlap {
 static inline const avxbuf_kernel *avxbuf_pick_copy(const avxbuf_plan *p, size_t n, avxbuf_overlap ov)
 {
   const avxbuf_family *f = n >= p->wide_from ? &p->copy_wide : &p->copy_narrow;
-  if (n >= p->nontemporal_from && ov == OV_NONE) return f->k_nt;
+  if (n >= p->nontemporal_copy_from && ov == OV_NONE) return f->k_nt;
   if (n >= p->rep_movsb_from && ov != OV_BACKWARD) return &avxbuf_k_rep_movsb;
   return f->k;
 }
@@ -58,7 +59,7 @@ static inline const avxbuf_kernel *avxbuf_pick_copy(const avxbuf_plan *p, size_t
 static inline const avxbuf_kernel *avxbuf_pick_fill(const avxbuf_plan *p, size_t n)
 {
   const avxbuf_family *f = n >= p->wide_from ? &p->fill_wide : &p->fill_narrow;
-  if (n >= p->nontemporal_from) return f->k_nt;
+  if (n >= p->nontemporal_fill_from) return f->k_nt;
   if (n >= p->rep_stosb_from) return &avxbuf_k_rep_stosb;
   return f->k;
 }

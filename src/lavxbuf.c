@@ -28,6 +28,7 @@ typedef struct buffer {
 
 #define STATE(L) ((avxbuf_state *)lua_touserdata(L, lua_upvalueindex(1)))
 
+/* The hot path's type check: the metatable by identity, no registry lookup. */
 static buffer *testbuffer(lua_State *L, int arg)
 {
   buffer *b = lua_touserdata(L, arg);
@@ -35,6 +36,23 @@ static buffer *testbuffer(lua_State *L, int arg)
   int same = lua_rawequal(L, -1, lua_upvalueindex(2));
   lua_pop(L, 1);
   return same ? b : NULL;
+}
+
+/* luaL_checkinteger and luaL_optinteger with the common case (an integer is
+ * there) first: one API call instead of two or three on the hot path. */
+static lua_Integer checkint(lua_State *L, int arg)
+{
+  int isint;
+  lua_Integer v = lua_tointegerx(L, arg, &isint);
+  return isint ? v : luaL_checkinteger(L, arg);
+}
+
+static lua_Integer optint(lua_State *L, int arg, lua_Integer dflt)
+{
+  int isint;
+  lua_Integer v = lua_tointegerx(L, arg, &isint);
+  if (isint) return v;
+  return lua_isnoneornil(L, arg) ? dflt : luaL_checkinteger(L, arg);
 }
 
 static buffer *checkbuffer(lua_State *L, int arg)
@@ -95,9 +113,9 @@ static size_t sub_end(lua_Integer j, size_t len)
  * j (default -1, or i itself as string.byte has it). */
 static size_t sub_range(lua_State *L, int arg_i, int j_defaults_to_i, size_t len, size_t *start)
 {
-  lua_Integer i = luaL_optinteger(L, arg_i, 1);
+  lua_Integer i = optint(L, arg_i, 1);
   size_t s = sub_start(i, len);
-  size_t e = sub_end(luaL_optinteger(L, arg_i + 1, j_defaults_to_i ? i : -1), len);
+  size_t e = sub_end(optint(L, arg_i + 1, j_defaults_to_i ? i : -1), len);
   *start = s > e ? 0 : s - 1;
   return s > e ? 0 : e - s + 1;
 }
@@ -116,7 +134,7 @@ static size_t checkindex(lua_State *L, int arg, lua_Integer i, size_t len)
 static size_t checkcount(lua_State *L, int arg, size_t off, size_t len, const char *what)
 {
   size_t room = len - off;
-  lua_Integer n = luaL_optinteger(L, arg, (lua_Integer)room);
+  lua_Integer n = optint(L, arg, (lua_Integer)room);
   if (n < 0)
     luaL_argerror(L, arg, lua_pushfstring(L, "length %I is negative", (LUAI_UACINT)n));
   if ((lua_Unsigned)n > room)
@@ -188,12 +206,12 @@ static int l_display(lua_State *L)
 static int l_copy(lua_State *L)
 {
   buffer *dst = checkbuffer(L, 1);
-  lua_Integer di = luaL_checkinteger(L, 2);
+  lua_Integer di = checkint(L, 2);
   size_t slen;
   buffer *src_buffer;
   const unsigned char *src = checkbytes(L, 3, &slen, &src_buffer);
   size_t doff = checkindex(L, 2, di, dst->len);
-  size_t soff = checkindex(L, 4, luaL_optinteger(L, 4, 1), slen);
+  size_t soff = checkindex(L, 4, optint(L, 4, 1), slen);
   size_t n = checkcount(L, 5, soff, slen, "the source");
   if (n > dst->len - doff) {
     /* An explicit length is to blame; a defaulted one means the source is too long. */
@@ -213,7 +231,7 @@ static int l_copy(lua_State *L)
 static void fill_range(lua_State *L, int c, int arg_i)
 {
   buffer *b = checkbuffer(L, 1);
-  size_t off = checkindex(L, arg_i, luaL_optinteger(L, arg_i, 1), b->len);
+  size_t off = checkindex(L, arg_i, optint(L, arg_i, 1), b->len);
   size_t n = checkcount(L, arg_i + 1, off, b->len, "the buffer");
   avxbuf_pick_fill(&STATE(L)->plan, n)->fill(b->data + off, c, n);
 }

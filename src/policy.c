@@ -123,21 +123,25 @@ static const char *limit_text(const avxbuf_cpu *cpu)
   return "it reports no AVX-512";
 }
 
-/* Thresholds by vendor. glibc's rep movsb window starts at 2048 x (vector
- * size / 16), or 2112 with FSRM; on AMD glibc leaves it effectively unused.
- * rep stosb from 2048 (glibc). Non-temporal from 3/4 of the last-level
- * cache (the share of one copy that would evict everything else). */
+/* Thresholds, from measurement where we have it (bench/kernels.lua; README,
+ * "Kernel sweep") and glibc's choices where we do not.
+ * - rep movsb: glibc starts at 2048 x (vector size / 16), 2112 with FSRM, on
+ *   Intel; on AMD it leaves rep movsb effectively unused, and on Zen 3 we
+ *   measured it at 0.90-1.00x of the AVX2 loop at every size: never.
+ * - rep stosb: glibc's 2048 with ERMS on Intel. On Zen 3 the AVX2 loop beat
+ *   rep stosb by 1.05-1.6x from 2 KiB to 1 MiB and tied beyond: never on AMD.
+ * - non-temporal: from half the last-level cache for copies, whose source
+ *   and destination together then exceed it (Zen 3, 32 MiB L3: streaming lost
+ *   at 8 MiB, 0.97x, and won from 16 MiB, 1.65x); dispatch doubles it for
+ *   zero and fill, which touch half the memory per byte. */
 static void thresholds(const avxbuf_cpu *cpu, avxbuf_defaults *out)
 {
-  int erms = cpu->has[F_ERMS];
+  int intel_erms = cpu->has[F_ERMS] && cpu->vendor_id != V_AMD;
   long long vec = out->use_avx >= 3 ? 64 : out->use_avx >= 1 ? 32 : 16;
-  if (!erms || cpu->vendor_id == V_AMD)
-    out->rep_movsb_threshold = 0;
-  else
-    out->rep_movsb_threshold = cpu->has[F_FSRM] ? 2112 : 2048 * (vec / 16);
-  out->rep_stosb_threshold = erms ? 2048 : 0;
+  out->rep_movsb_threshold = !intel_erms ? 0 : cpu->has[F_FSRM] ? 2112 : 2048 * (vec / 16);
+  out->rep_stosb_threshold = intel_erms ? 2048 : 0;
   size_t llc = cpu->l3 ? cpu->l3 : cpu->l2;
-  out->nontemporal_threshold = llc ? (long long)(llc / 4 * 3) : 4 << 20;
+  out->nontemporal_threshold = llc ? (long long)(llc / 2) : 4 << 20;
 }
 
 void avxbuf_policy(const avxbuf_cpu *cpu, avxbuf_defaults *out)

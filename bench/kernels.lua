@@ -1,0 +1,133 @@
+-- Throughput sweep: every kernel this CPU can run, avxbuf's default and glibc
+-- (kernel = "libc"), for copy, zero and fill, 16 B to 256 MiB; GB/s as the
+-- median of interleaved rounds, and each one's ratio to libc in the same run.
+-- Also the cost of small operations from Lua, in ns.
+-- lua5.4 bench/kernels.lua [--quick] [--json FILE] [--svg FILE] [--ops copy,zero,fill]
+package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.cpath = "build/?.so;" .. package.cpath
+local argparse = require "argparse"
+local avxbuf = require "avxbuf"
+local bench = require "avxbuf.bench"
+local kernels = require "avxbuf.kernels"
+
+local parser = argparse("kernels.lua", "avxbuf kernel sweep against glibc")
+parser:flag("--quick", "fewer sizes and rounds (under a minute)")
+parser:option("--json", "write all results to this file")
+parser:option("--svg", "draw GB/s against size to this file")
+parser:option("--ops", "operations to sweep", "copy,zero,fill")
+parser:option("--max", "largest size in MiB", nil)
+local args = parser:parse()
+
+local max_size = (tonumber(args.max) or (args.quick and 64 or 256)) << 20
+local sizes = {}
+for p = 4, 28, args.quick and 2 or 1 do
+  if 1 << p <= max_size then sizes[#sizes + 1] = 1 << p end
+end
+for _, n in ipairs(args.quick and { 100, 3000 } or { 100, 1000, 3000, 100000 }) do sizes[#sizes + 1] = n end
+table.sort(sizes)
+local rounds = args.quick and 3 or 7
+local min_time = args.quick and 0.004 or 0.01
+
+-- Rows: default, every kernel (by its own name), libc last.
+local rows = { { name = "default", knobs = {} } }
+for _, k in ipairs(kernels.list(avxbuf)) do
+  if k.name ~= "libc" then rows[#rows + 1] = { name = k.name, knobs = k.knobs } end
+end
+rows[#rows + 1] = { name = "libc", knobs = { kernel = "libc" } }
+
+local function set(knobs) avxbuf.reset(); avxbuf.configure(knobs) end
+
+local cpu = avxbuf.cpu()
+print(string.format("# %s; %s", cpu.brand, cpu.reason))
+print(string.format("# lua5.4 bench/kernels.lua%s: GB/s, median of %d interleaved rounds; "
+                    .. "x = median of per-round ratios to libc",
+                    args.quick and " --quick" or "", rounds))
+
+local dst, src = avxbuf.new(max_size), avxbuf.new(max_size, 1)
+local ops = {}
+for op in args.ops:gmatch("[^,]+") do ops[#ops + 1] = op end
+local results = { cpu = { brand = cpu.brand, reason = cpu.reason, default = cpu.default },
+                  rounds = rounds, ops = {} }
+local charts = {}
+
+for _, op in ipairs(ops) do
+  local fns = {
+    copy = function(n) return function() avxbuf.copy(dst, 1, src, 1, n) end end,
+    zero = function(n) return function() avxbuf.zero(dst, 1, n) end end,
+    fill = function(n) return function() avxbuf.fill(dst, 0x5A, 1, n) end end,
+  }
+  local head = { string.format("%-5s %9s", op, "size") }
+  for _, r in ipairs(rows) do head[#head + 1] = string.format("%14s", r.name) end
+  print(table.concat(head, " "))
+  local per_row = {}
+  for i = 1, #rows do per_row[i] = {} end
+  local op_results = {}
+  for _, n in ipairs(sizes) do
+    local cases = {}
+    for i, r in ipairs(rows) do cases[i] = { setup = function() set(r.knobs) end, fn = fns[op](n) } end
+    local samples = bench.interleave(cases, rounds, min_time)
+    local line = { string.format("%-5s %9s", "", bench.size_label(n)) }
+    for i, r in ipairs(rows) do
+      set(r.knobs)
+      local gbs = n / bench.median(samples[i]) / 1e9
+      -- The ratio is the median of per-round ratios: each round measured both
+      -- back to back, so drift of the machine cancels.
+      local ratios = {}
+      for k = 1, rounds do ratios[k] = samples[#rows][k] / samples[i][k] end
+      local ratio = bench.median(ratios)
+      line[#line + 1] = string.format("%8.2f %4.2fx", gbs, ratio)
+      op_results[#op_results + 1] = { size = n, row = r.name, kernel = avxbuf.kernel(op, n), gbs = gbs,
+                                      ratio_to_libc = ratio, seconds = samples[i] }
+      if n & (n - 1) == 0 then per_row[i][#per_row[i] + 1] = { n, gbs } end
+    end
+    print(table.concat(line, " "))
+  end
+  results.ops[op] = op_results
+  local series = {}
+  for i, r in ipairs(rows) do
+    series[i] = { name = r.name, points = per_row[i], bold = r.name == "default" or r.name == "libc" }
+  end
+  charts[#charts + 1] = { title = op .. " (" .. cpu.brand .. ")", series = series }
+end
+avxbuf.reset()
+
+-- The cost of small operations from Lua, against a C function that does next
+-- to nothing with the same arguments (rawequal reads two of them). Each loop
+-- calls the function directly: no closure in between.
+print("\n# cost per call from Lua (ns, best of 7 loops of 1e6 calls)")
+local d, s = avxbuf.new(256), avxbuf.new(256, 1)
+local CALLS = 1000000
+local function best_of(loop)
+  local best = math.huge
+  for _ = 1, 7 do
+    local t = os.clock()
+    loop()
+    best = math.min(best, (os.clock() - t) / CALLS * 1e9)
+  end
+  return best
+end
+local copy, zero, noop = avxbuf.copy, avxbuf.zero, rawequal
+local noop5 = best_of(function() for _ = 1, CALLS do noop(d, 1, s, 1, 64) end end)
+local noop3 = best_of(function() for _ = 1, CALLS do noop(d, 1, 64) end end)
+results.call_ns = { rawequal_5_args = noop5, rawequal_3_args = noop3 }
+print(string.format("%-26s %7.1f", "rawequal(d, 1, s, 1, 64)", noop5))
+print(string.format("%-26s %7.1f", "rawequal(d, 1, 64)", noop3))
+for _, n in ipairs { 16, 64, 256 } do
+  local c = best_of(function() for _ = 1, CALLS do copy(d, 1, s, 1, n) end end)
+  local z = best_of(function() for _ = 1, CALLS do zero(d, 1, n) end end)
+  results.call_ns["copy_" .. n], results.call_ns["zero_" .. n] = c, z
+  print(string.format("%-26s %7.1f  %.2fx rawequal", "copy(d, 1, s, 1, " .. n .. ")", c, c / noop5))
+  print(string.format("%-26s %7.1f  %.2fx rawequal", "zero(d, 1, " .. n .. ")", z, z / noop3))
+end
+
+if args.json then
+  local f = assert(io.open(args.json, "w"))
+  f:write(require("cjson").encode(results))
+  f:close()
+end
+if args.svg then
+  local f = assert(io.open(args.svg, "w"))
+  f:write(require("avxbuf.svg").render(charts, { caption = "lua5.4 bench/kernels.lua" ..
+    (args.quick and " --quick" or "") .. "; " .. cpu.reason }))
+  f:close()
+end

@@ -1,0 +1,209 @@
+-- What does each vector width cost a Lua program on this machine, and is the
+-- core being downclocked? Runs the xml.transform analog (lua/avxbuf/transform.lua)
+-- once per configuration row, with licence counters and effective frequency.
+-- lua5.4 bench/transform.lua [--quick] [--seconds S] [--iterations N] [--warmup N]
+--                           [--rows "knobs;knobs"] [--pin CPU] [--json FILE]
+package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.cpath = "build/?.so;" .. package.cpath
+local argparse = require "argparse"
+local avxbuf = require "avxbuf"
+local counters = require "avxbuf.counters"
+local bench = require "avxbuf.bench"
+local transform = require "avxbuf.transform"
+
+local parser = argparse("transform.lua", "xml.transform analog: throughput per vector width, with licence counters")
+parser:option("--seconds", "measuring time per row", "10")
+parser:option("--iterations", "measured iterations per row (overrides --seconds)")
+parser:option("--warmup", "unmeasured iterations per row", "2")
+parser:option("--rows", 'custom rows as knob strings, e.g. "use_avx=2;use_avx=3 max_vector_size=32"')
+parser:option("--pin", "pin the process to this CPU (sched_setaffinity)")
+parser:option("--json", "write the results to this file")
+parser:flag("--quick", "small documents, 3 iterations: all rows in well under 30 s")
+local args = parser:parse()
+
+local ROWS = {
+  "default", "use_avx=2", "use_avx=3", "use_avx=3 max_vector_size=32",
+  "use_avx=3 vector_zeroing=false", "use_avx=0", "kernel=libc",
+}
+
+-- "k=v k=v" -> knobs table; values are numbers, booleans or words.
+local function knobs_of(spec)
+  local t = {}
+  if spec == "default" then return t end
+  for k, v in spec:gmatch("([%w_]+)=(%S+)") do
+    if v == "true" or v == "false" then t[k] = v == "true"
+    elseif math.tointeger(tonumber(v)) then t[k] = math.tointeger(tonumber(v))
+    else t[k] = v end
+  end
+  if next(t) == nil then error("row '" .. spec .. "' sets no knob (expected name=value ...)", 0) end
+  return t
+end
+
+local cpu = avxbuf.cpu()
+
+-- Why a row cannot run here, or nil.
+local function skip_reason(knobs)
+  local want = knobs.use_avx or 0
+  if want <= cpu.max_use_avx then return nil end
+  local f = cpu.features
+  if want == 3 then
+    if not f.avx512f then return "needs AVX-512F/BW/VL; this CPU has none" end
+    if not (f.avx512bw and f.avx512vl) then return "needs AVX-512F/BW/VL; this CPU has AVX-512F without BW/VL" end
+    return string.format("needs AVX-512 state enabled by the OS; XCR0 is 0x%X", cpu.xcr0)
+  end
+  return string.format("needs use_avx=%d; this CPU and OS allow %d", want, cpu.max_use_avx)
+end
+
+if args.pin then
+  local ok, err = counters.pin(assert(tonumber(args.pin), "--pin takes a CPU number"))
+  if not ok then io.stderr:write("--pin: ", err, "\n") os.exit(1) end
+end
+
+-- Licence events are asked for on every CPU: where they do not exist, they
+-- come back unavailable with the reason, like any other event.
+local LICENCE_COLUMNS = { "core_power.lvl0_turbo_license", "core_power.lvl1_turbo_license",
+                          "core_power.lvl2_turbo_license", "core_power.throttle" }
+local EVENT_NAMES = { "cycles", "ref-cycles", "instructions", "task-clock" }
+for _, name in ipairs(LICENCE_COLUMNS) do EVENT_NAMES[#EVENT_NAMES + 1] = name end
+
+-- The TSC's rate, for cycles/ref-cycles and APERF/MPERF -> GHz.
+local function tsc_ghz()
+  local t0, c0 = counters.tsc(), counters.clock()
+  repeat until counters.clock() - c0 >= 0.05
+  local t1, c1 = counters.tsc(), counters.clock()
+  if not t0 then return nil end
+  return (t1 - t0) / (c1 - c0) / 1e9
+end
+
+local pin_cpu = tonumber(args.pin) or 0
+local function aperf_mperf()
+  local a, why = counters.msr(pin_cpu, 0xE8)
+  if not a then return nil, why end
+  local m, why2 = counters.msr(pin_cpu, 0xE7)
+  if not m then return nil, why2 end
+  return { a, m }
+end
+
+local docs = transform.documents(args.quick)
+local doc_bytes = 0
+for _, d in ipairs(docs) do doc_bytes = doc_bytes + #d.xml end
+local iterations = tonumber(args.iterations) or (args.quick and 3 or nil)
+local seconds = tonumber(args.seconds)
+local warmup = args.quick and 1 or tonumber(args.warmup)
+
+print(string.format("# %s (%s): %s", cpu.brand, cpu.uarch, cpu.reason))
+print(string.format("# workload: %d documents (%d shapes, %.0f KB), %d templates; op = all of them; "
+  .. "score = ops/min, median of %s", #docs, #transform.SHAPE_NAMES, doc_bytes / 1024,
+  transform.TEMPLATE_COUNT, iterations and (iterations .. " iterations") or (seconds .. " s per row")))
+
+-- The reference checksum, from the pure-Lua path, before any timing.
+local ref_crc, ref_bytes = transform.reference(docs)
+print(string.format("# reference (pure Lua): checksum %08x over %d output bytes", ref_crc, ref_bytes))
+
+-- Counter availability, said once.
+local ok, why = counters.available()
+print("# hardware counters: " .. (ok and "available" or ("unavailable: " .. why)))
+local ghz = tsc_ghz()
+print(string.format("# TSC: %s", ghz and string.format("%.3f GHz", ghz) or "unavailable"))
+local am, am_why = aperf_mperf()
+print("# APERF/MPERF: " .. (am and "readable" or ("unavailable: " .. am_why)))
+
+local row_specs = {}
+if args.rows then
+  for spec in args.rows:gmatch("[^;]+") do row_specs[#row_specs + 1] = spec:match("^%s*(.-)%s*$") end
+else
+  row_specs = ROWS
+end
+
+local results = { cpu = cpu, workload = { documents = #docs, bytes = doc_bytes, templates = transform.TEMPLATE_COUNT },
+                  reference_checksum = string.format("%08x", ref_crc), rows = {} }
+local reported = {}
+
+local function fmt_count(v)
+  if v == nil then return "n/a" end
+  if v >= 1e9 then return string.format("%.2fe9", v / 1e9) end
+  if v >= 1e6 then return string.format("%.1fe6", v / 1e6) end
+  return tostring(v)
+end
+
+print(string.format("\n%-32s %10s %17s %8s %9s %6s  %s", "row", "ops/min", "min-max", "vs dflt",
+                    "checksum", "GHz", "lvl0 / lvl1 / lvl2 / throttle"))
+local default_score
+for _, spec in ipairs(row_specs) do
+  local knobs = knobs_of(spec)
+  local row = { name = spec, settings = knobs }
+  results.rows[#results.rows + 1] = row
+  local skip = skip_reason(knobs)
+  if skip then
+    row.skipped = skip
+    print(string.format("%-32s skipped: %s", spec, skip))
+  else
+    avxbuf.reset()
+    row.settings = avxbuf.configure(knobs)
+    row.kernels = { copy_1KiB = avxbuf.kernel("copy", 1024), zero_64KiB = avxbuf.kernel("zero", 65536) }
+    local op = transform.with_avxbuf(avxbuf, docs)
+    local crc = op()  -- verified once before timing
+    row.checksum = string.format("%08x", crc)
+    if crc ~= ref_crc then
+      error(string.format("row %s: checksum %08x differs from the reference %08x", spec, crc, ref_crc))
+    end
+    for _ = 1, warmup do op() end
+    local group = counters.open(EVENT_NAMES)
+    local am0, tsc0 = aperf_mperf(), counters.tsc()
+    local scores, started = {}, counters.clock()
+    group:start()
+    repeat
+      local t0 = counters.clock()
+      op()
+      scores[#scores + 1] = 60 / (counters.clock() - t0)
+    until (iterations and #scores >= iterations)
+       or (not iterations and counters.clock() - started >= seconds and #scores >= 3)
+    local c = group:stop()
+    group:close()
+    local am1, tsc1 = aperf_mperf(), counters.tsc()
+    row.scores = scores
+    row.score = bench.median(scores)
+    table.sort(scores)
+    row.counters = c.events
+    row.time_enabled, row.time_running, row.multiplexed = c.time_enabled, c.time_running, c.multiplexed
+    -- Effective frequency: cycles / ref-cycles x TSC rate, or APERF / MPERF x TSC rate.
+    local cy, ref = c.events.cycles.value, c.events["ref-cycles"].value
+    if cy and ref and ref > 0 and ghz then
+      row.ghz, row.ghz_from = cy / ref * ghz, "cycles/ref-cycles"
+    elseif am0 and am1 and ghz and am1[2] > am0[2] then
+      row.ghz, row.ghz_from = (am1[1] - am0[1]) / (am1[2] - am0[2]) * ghz, "APERF/MPERF"
+    else
+      row.ghz_unavailable = "needs cycles and ref-cycles, or readable APERF/MPERF"
+    end
+    default_score = default_score or (spec == "default" and row.score) or nil
+    local lic = {}
+    for _, name in ipairs(LICENCE_COLUMNS) do
+      local e = c.events[name]
+      lic[#lic + 1] = e.value and fmt_count(e.value) or "n/a"
+    end
+    print(string.format("%-32s %10.1f %17s %8s %9s %6s  %s%s", spec, row.score,
+      string.format("%.1f-%.1f", scores[1], scores[#scores]),
+      default_score and string.format("%.3f", row.score / default_score) or "-",
+      row.checksum, row.ghz and string.format("%.2f", row.ghz) or "n/a", table.concat(lic, " / "),
+      c.multiplexed and "  (multiplexed: estimates)" or ""))
+    for name, e in pairs(c.events) do
+      if e.unavailable and not reported[name] then reported[name] = e.unavailable end
+    end
+  end
+end
+avxbuf.reset()
+
+-- Each unavailable event once, with its reason.
+local names = {}
+for name in pairs(reported) do names[#names + 1] = name end
+table.sort(names)
+if #names > 0 then
+  print("\n# unavailable counters (shown as n/a above):")
+  for _, name in ipairs(names) do print(string.format("#   %-30s %s", name, reported[name])) end
+end
+
+if args.json then
+  local f = assert(io.open(args.json, "w"))
+  f:write(require("cjson").encode(results))
+  f:close()
+end

@@ -1,0 +1,87 @@
+-- avxbuf.counters: names, honest unavailability, a software event that counts.
+local lu = require "luaunit"
+local counters = require "avxbuf.counters"
+local events = require "avxbuf.events"
+local avxbuf = require "avxbuf"
+
+TestCounters = {}
+
+function TestCounters.test_unknown_event_is_an_error_listing_the_known_ones()
+  local ok, err = pcall(counters.open, { "task-clock", "no-such-event" })
+  lu.assertFalse(ok)
+  lu.assertStrContains(err, "unknown event 'no-such-event'")
+  for _, name in ipairs { "cycles", "ref-cycles", "task-clock", "core_power.lvl1_turbo_license",
+                          "core_power.throttle", "rXXXX" } do
+    lu.assertStrContains(err, name)
+  end
+end
+
+function TestCounters.test_software_event_really_counts()
+  local g = counters.open { "task-clock" }
+  g:start()
+  local x = 0
+  for i = 1, 2e6 do x = x + i % 7 end
+  local r = g:stop()
+  g:close()
+  lu.assertTrue(x > 0)
+  local v = r.events["task-clock"].value
+  lu.assertNotNil(v, r.events["task-clock"].unavailable)
+  lu.assertTrue(v > 1e5, "task-clock counted " .. tostring(v) .. " ns for ~2e6 loop iterations")
+  lu.assertTrue(r.time_enabled > 0 and r.time_running > 0)
+  lu.assertEquals(type(r.multiplexed), "boolean")
+end
+
+function TestCounters.test_unavailable_events_say_why_and_never_count_zero()
+  local hw = { "cycles", "instructions", "ref-cycles", "r00c0" }
+  local g = counters.open(hw)
+  g:start()
+  local r = g:stop()
+  g:close()
+  local ok, why = counters.available()
+  for _, name in ipairs(hw) do
+    local e = r.events[name]
+    if ok then
+      lu.assertNotNil(e.value, name)
+    else
+      -- This CI machine: a VM with no core PMU.
+      lu.assertNil(e.value, name .. " must not be reported as a number")
+      lu.assertNotNil(e.unavailable:match(".+%(E%u+%)$"), name .. ": " .. e.unavailable)
+    end
+  end
+  if not ok then lu.assertNotNil(why:match(".+%(E%u+%)$"), why) end
+end
+
+function TestCounters.test_licence_events_follow_the_cpu()
+  local cpu = avxbuf.cpu()
+  local t, cfg = events.resolve("core_power.lvl1_turbo_license", cpu)
+  local licence_cpu = cpu.vendor == "GenuineIntel" and cpu.family == 6
+    and ({ [0x55] = true, [0x6A] = true, [0x6C] = true, [0x7D] = true, [0x7E] = true,
+           [0x8C] = true, [0x8D] = true, [0xA7] = true })[cpu.model]
+  if licence_cpu then
+    lu.assertEquals({ t, cfg }, { 4, 0x1828 })
+  else
+    lu.assertNil(t)
+    lu.assertStrContains(cfg, "not an event of this CPU")
+  end
+  -- The same names on a Cascade Lake and an AMD Zen 3, as decide() sees them.
+  local clx = avxbuf.decide { vendor = "GenuineIntel", leaf1_eax = 0x00050657 }
+  lu.assertEquals({ events.resolve("core_power.throttle", clx) }, { 4, 0x4028 })
+  lu.assertEquals({ events.resolve("core_power.lvl2_turbo_license", clx) }, { 4, 0x2028 })
+  local icl = avxbuf.decide { vendor = "GenuineIntel", leaf1_eax = 0x000706E5 }
+  lu.assertEquals({ events.resolve("core_power.lvl0_turbo_license", icl) }, { 4, 0x0728 })
+  lu.assertNil((events.resolve("core_power.throttle", icl)))
+  local zen = avxbuf.decide { vendor = "AuthenticAMD", leaf1_eax = 0x00A00F11 }
+  lu.assertNil((events.resolve("core_power.lvl1_turbo_license", zen)))
+  lu.assertEquals({ events.resolve("r1828", zen) }, { 4, 0x1828 })
+end
+
+function TestCounters.test_pin_and_readings()
+  lu.assertTrue(counters.pin(0))
+  local ok, err = counters.pin(1000)
+  lu.assertNil(ok)
+  lu.assertStrContains(err, "sched_setaffinity")
+  local t0 = counters.clock()
+  lu.assertTrue(counters.clock() >= t0)
+  local v, why = counters.msr(0, 0xE8)
+  lu.assertTrue(v ~= nil or why:find("/dev/cpu/0/msr", 1, true) ~= nil)
+end
