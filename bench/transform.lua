@@ -93,8 +93,9 @@ local warmup = args.quick and 1 or tonumber(args.warmup)
 
 print(string.format("# %s (%s): %s", cpu.brand, cpu.uarch, cpu.reason))
 print(string.format("# workload: %d documents (%d shapes, %.0f KB), %d templates; op = all of them; "
-  .. "score = ops/min, median of %s", #docs, #transform.SHAPE_NAMES, doc_bytes / 1024,
-  transform.TEMPLATE_COUNT, iterations and (iterations .. " iterations") or (seconds .. " s per row")))
+  .. "score = ops/min, median of %s, rows interleaved", #docs, #transform.SHAPE_NAMES,
+  doc_bytes / 1024, transform.TEMPLATE_COUNT,
+  iterations and (iterations .. " iterations") or ("about " .. seconds .. " s per row")))
 
 -- The reference checksum, from the pure-Lua path, before any timing.
 local ref_crc, ref_bytes = transform.reference(docs)
@@ -126,67 +127,101 @@ local function fmt_count(v)
   return tostring(v)
 end
 
-print(string.format("\n%-32s %10s %17s %8s %9s %6s  %s", "row", "ops/min", "min-max", "vs dflt",
-                    "checksum", "GHz", "lvl0 / lvl1 / lvl2 / throttle"))
-local default_score
+-- Prepare every runnable row: settings, checksum verified once, warm-up.
+local rows = {}
 for _, spec in ipairs(row_specs) do
   local knobs = knobs_of(spec)
   local row = { name = spec, settings = knobs }
   results.rows[#results.rows + 1] = row
-  local skip = skip_reason(knobs)
-  if skip then
-    row.skipped = skip
-    print(string.format("%-32s skipped: %s", spec, skip))
-  else
+  row.skipped = skip_reason(knobs)
+  if not row.skipped then
     avxbuf.reset()
     row.settings = avxbuf.configure(knobs)
     row.kernels = { copy_1KiB = avxbuf.kernel("copy", 1024), zero_64KiB = avxbuf.kernel("zero", 65536) }
-    local op = transform.with_avxbuf(avxbuf, docs)
-    local crc = op()  -- verified once before timing
+    row.op = transform.with_avxbuf(avxbuf, docs)
+    local crc = row.op()
     row.checksum = string.format("%08x", crc)
     if crc ~= ref_crc then
       error(string.format("row %s: checksum %08x differs from the reference %08x", spec, crc, ref_crc))
     end
-    for _ = 1, warmup do op() end
-    local group = counters.open(EVENT_NAMES)
-    local am0, tsc0 = aperf_mperf(), counters.tsc()
-    local scores, started = {}, counters.clock()
-    group:start()
-    repeat
-      local t0 = counters.clock()
-      op()
-      scores[#scores + 1] = 60 / (counters.clock() - t0)
-    until (iterations and #scores >= iterations)
-       or (not iterations and counters.clock() - started >= seconds and #scores >= 3)
-    local c = group:stop()
-    group:close()
-    local am1, tsc1 = aperf_mperf(), counters.tsc()
-    row.scores = scores
-    row.score = bench.median(scores)
-    table.sort(scores)
-    row.counters = c.events
-    row.time_enabled, row.time_running, row.multiplexed = c.time_enabled, c.time_running, c.multiplexed
+    for _ = 1, warmup do row.op() end
+    row.scores, row.counters, row.time_enabled, row.time_running = {}, {}, 0, 0
+    row.group = counters.open(EVENT_NAMES)
+    rows[#rows + 1] = row
+  end
+end
+
+-- Measure: rounds over the rows in turn, so that drift of the machine hits
+-- every row alike; a full GC before each timed operation keeps collection
+-- debts from one row out of the next one's time.
+local function accumulate(row, c)
+  for name, e in pairs(c.events) do
+    local acc = row.counters[name] or {}
+    if e.value then acc.value = (acc.value or 0) + e.value else acc.unavailable = e.unavailable end
+    row.counters[name] = acc
+  end
+  row.time_enabled = row.time_enabled + (c.time_enabled or 0)
+  row.time_running = row.time_running + (c.time_running or 0)
+  row.multiplexed = row.multiplexed or c.multiplexed
+end
+
+local started = counters.clock()
+repeat
+  for _, row in ipairs(rows) do
+    avxbuf.reset()
+    avxbuf.configure(row.settings)
+    collectgarbage("collect")
+    local am0 = aperf_mperf()
+    row.group:start()
+    local t0 = counters.clock()
+    row.op()
+    local dt = counters.clock() - t0
+    accumulate(row, row.group:stop())
+    local am1 = aperf_mperf()
+    if am0 and am1 then
+      row.aperf = (row.aperf or 0) + am1[1] - am0[1]
+      row.mperf = (row.mperf or 0) + am1[2] - am0[2]
+    end
+    row.scores[#row.scores + 1] = 60 / dt
+  end
+  local done = #rows == 0 or #rows[1].scores >= (iterations or 3)
+  if not iterations then done = done and counters.clock() - started >= seconds * #rows end
+until done
+
+print(string.format("\n%-32s %10s %17s %8s %9s %6s  %s", "row", "ops/min", "min-max", "vs dflt",
+                    "checksum", "GHz", "lvl0 / lvl1 / lvl2 / throttle"))
+local default_score
+for _, row in ipairs(results.rows) do
+  if row.skipped then
+    print(string.format("%-32s skipped: %s", row.name, row.skipped))
+  else
+    row.group:close()
+    row.group, row.op = nil, nil
+    local sorted = {}
+    for i, v in ipairs(row.scores) do sorted[i] = v end
+    table.sort(sorted)
+    row.score = bench.median(sorted)
     -- Effective frequency: cycles / ref-cycles x TSC rate, or APERF / MPERF x TSC rate.
-    local cy, ref = c.events.cycles.value, c.events["ref-cycles"].value
+    local cy, ref = row.counters.cycles.value, row.counters["ref-cycles"].value
     if cy and ref and ref > 0 and ghz then
       row.ghz, row.ghz_from = cy / ref * ghz, "cycles/ref-cycles"
-    elseif am0 and am1 and ghz and am1[2] > am0[2] then
-      row.ghz, row.ghz_from = (am1[1] - am0[1]) / (am1[2] - am0[2]) * ghz, "APERF/MPERF"
+    elseif row.mperf and row.mperf > 0 and ghz then
+      row.ghz, row.ghz_from = row.aperf / row.mperf * ghz, "APERF/MPERF"
     else
       row.ghz_unavailable = "needs cycles and ref-cycles, or readable APERF/MPERF"
     end
-    default_score = default_score or (spec == "default" and row.score) or nil
+    if row.name == "default" then default_score = row.score end
     local lic = {}
     for _, name in ipairs(LICENCE_COLUMNS) do
-      local e = c.events[name]
+      local e = row.counters[name]
       lic[#lic + 1] = e.value and fmt_count(e.value) or "n/a"
     end
-    print(string.format("%-32s %10.1f %17s %8s %9s %6s  %s%s", spec, row.score,
-      string.format("%.1f-%.1f", scores[1], scores[#scores]),
+    print(string.format("%-32s %10.1f %17s %8s %9s %6s  %s%s", row.name, row.score,
+      string.format("%.1f-%.1f", sorted[1], sorted[#sorted]),
       default_score and string.format("%.3f", row.score / default_score) or "-",
       row.checksum, row.ghz and string.format("%.2f", row.ghz) or "n/a", table.concat(lic, " / "),
-      c.multiplexed and "  (multiplexed: estimates)" or ""))
-    for name, e in pairs(c.events) do
+      row.multiplexed and "  (multiplexed: estimates)" or ""))
+    for name, e in pairs(row.counters) do
       if e.unavailable and not reported[name] then reported[name] = e.unavailable end
     end
   end

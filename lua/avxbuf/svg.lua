@@ -12,7 +12,7 @@ end
 local function label_size(n)
   if n >= 1 << 20 then return string.format("%gM", n / (1 << 20)) end
   if n >= 1 << 10 then return string.format("%gK", n / (1 << 10)) end
-  return tostring(n)
+  return string.format("%d", n)
 end
 
 -- charts: list of {title = , series = {{name = , points = {{x, y}, ...}}, ...}}
