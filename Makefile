@@ -1,60 +1,70 @@
 # avxbuf: `make` builds both flavours, `make test` runs the suite on both,
-# `make bench` runs the benchmark. Set-up installs what is missing (Debian).
+# `make bench` runs the benchmarks. Set-up installs what is missing (Debian).
+# Hardening: `make sanitize`, `make valgrind`, `make fuzz`, `make threads`.
 
 LUA ?= lua5.4
 LUA_INC ?= $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
+LUA_LIB ?= $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
 CC ?= cc
 CFLAGS ?= -O2 -g
+# Where a build goes, and extra flags for it (the sanitizer builds set both).
+BUILD ?= build
+SAN ?=
 # C11 plus POSIX; ISA code is enabled per function (target attributes), so
 # every file gets the same flags, as LuaRocks' builtin build requires.
 AVXBUF_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden \
-	-Wall -Wextra -Wno-psabi $(LUA_INC)
+	-Wall -Wextra -Wno-psabi $(LUA_INC) $(SAN)
 EMUL_CFLAGS = -DAVXBUF_EMULATE_AVX512 -DAVXBUF_CHECK_ALIGNMENT
-LDFLAGS_SO = -shared -pthread
+LDFLAGS_SO = -shared -pthread $(SAN)
 
-SRC = src/lavxbuf.c src/cpu.c src/policy.c src/settings.c src/dispatch.c \
+CORE_SRC = src/cpu.c src/policy.c src/settings.c src/dispatch.c \
 	src/kernels/sse2.c src/kernels/avx.c src/kernels/avx2.c src/kernels/avx512.c \
 	src/kernels/erms.c src/kernels/libc.c
+SRC = src/lavxbuf.c $(CORE_SRC)
 HDR = $(wildcard src/*.h src/kernels/*.h)
-NATIVE_OBJ = $(SRC:src/%.c=build/obj/%.o)
-EMUL_OBJ = $(SRC:src/%.c=build/emul/obj/%.o)
+NATIVE_OBJ = $(SRC:src/%.c=$(BUILD)/obj/%.o)
+EMUL_OBJ = $(SRC:src/%.c=$(BUILD)/emul/obj/%.o)
+MODULES = $(BUILD)/avxbuf.so $(BUILD)/emul/avxbuf.so \
+	$(BUILD)/avxbuf/counters.so $(BUILD)/emul/avxbuf/counters.so
 
 DEBIAN_PACKAGES = lua5.4 liblua5.4-dev lua-unit libsimde-dev lua-argparse lua-cjson pkg-config gcc make
+HARDENING_PACKAGES = clang libclang-rt-14-dev valgrind
 
-.PHONY: all deps test bench sweep clean
+.PHONY: all modules deps deps-hardening test bench sweep sanitize valgrind fuzz threads hardening clean
 
-all: build/avxbuf.so build/emul/avxbuf.so build/avxbuf/counters.so build/emul/avxbuf/counters.so \
-	build/two_states
+all: modules build/two_states
 
-build/obj/%.o: src/%.c $(HDR)
+modules: $(MODULES)
+
+$(BUILD)/obj/%.o: src/%.c $(HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(AVXBUF_CFLAGS) -c $< -o $@
 
-build/emul/obj/%.o: src/%.c $(HDR)
+$(BUILD)/emul/obj/%.o: src/%.c $(HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(AVXBUF_CFLAGS) $(EMUL_CFLAGS) -c $< -o $@
 
-build/avxbuf.so: $(NATIVE_OBJ)
+$(BUILD)/avxbuf.so: $(NATIVE_OBJ)
 	$(CC) $(LDFLAGS_SO) -o $@ $^
 
-build/emul/avxbuf.so: $(EMUL_OBJ)
+$(BUILD)/emul/avxbuf.so: $(EMUL_OBJ)
 	$(CC) $(LDFLAGS_SO) -o $@ $^
 
 # avxbuf.counters (perf_event_open) does not depend on the flavour; each
 # flavour's directory gets a copy so that it is complete on its own.
-build/avxbuf/counters.so build/emul/avxbuf/counters.so: src/counters.c
+$(BUILD)/avxbuf/counters.so $(BUILD)/emul/avxbuf/counters.so: src/counters.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -std=c11 -fPIC -fvisibility=hidden -Wall -Wextra $(LUA_INC) -shared -o $@ $<
+	$(CC) $(CFLAGS) -std=c11 -fPIC -fvisibility=hidden -Wall -Wextra $(LUA_INC) $(SAN) -shared -o $@ $<
 
 # Two Lua states in one process, for the per-state settings test.
 build/two_states: spec/two_states.c
 	@mkdir -p build
-	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra $(LUA_INC) -o $@ $< $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4) -ldl
+	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra $(LUA_INC) -o $@ $< $(LUA_LIB) -ldl
 
-# Installs the Debian packages the build, tests and benchmarks need: with
-# apt-get as root, otherwise prints the command and stops.
-deps:
-	@missing=$$(for p in $(DEBIAN_PACKAGES); do \
+# Installs the Debian packages a target needs: with apt-get as root,
+# otherwise prints the command and stops.
+define install_missing
+	@missing=$$(for p in $(1); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
@@ -64,6 +74,13 @@ deps:
 	    echo "missing Debian packages; run: sudo apt-get install -y $$missing"; exit 1; \
 	  fi; \
 	fi
+endef
+
+deps:
+	$(call install_missing,$(DEBIAN_PACKAGES))
+
+deps-hardening: deps
+	$(call install_missing,$(HARDENING_PACKAGES))
 
 test: deps
 	@$(MAKE) --no-print-directory all
@@ -79,6 +96,73 @@ bench: deps
 sweep: deps
 	@$(MAKE) --no-print-directory all
 	$(LUA) bench/kernels.lua --json build/kernels.json --svg build/kernels.svg
+
+# ---- hardening ---------------------------------------------------------------
+
+# The whole suite, both flavours, against AddressSanitizer + UBSan builds. The
+# interpreter is not instrumented, so the ASan runtime is preloaded; any
+# report aborts the run.
+SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+sanitize: deps-hardening
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory modules BUILD=build/asan SAN="$(SANITIZE)"
+	LD_PRELOAD=$$($(CC) -print-file-name=libasan.so) \
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(LUA) spec/run.lua build/asan build/asan/emul
+
+# The suite under memcheck, plain build (AVX2 natively) and emulated flavour
+# (the AVX-512 logic: valgrind cannot execute AVX-512): zero errors, zero
+# definite leaks. Child processes the specs start run without valgrind.
+VALGRIND = valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+	--show-leak-kinds=definite
+valgrind: deps-hardening
+	@$(MAKE) --no-print-directory all
+	AVXBUF_SPEC_DIR=build AVXBUF_SPEC_LIGHT=1 AVXBUF_SPEC_VALGRIND=1 $(VALGRIND) $(LUA) spec/run.lua
+	AVXBUF_SPEC_DIR=build/emul AVXBUF_SPEC_LIGHT=1 AVXBUF_SPEC_VALGRIND=1 $(VALGRIND) $(LUA) spec/run.lua
+
+# libFuzzer harnesses (fuzz/), bounded in time, seeded from fuzz/corpus/.
+FUZZ_CC = clang
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc
+FUZZ_SECONDS ?= 20
+FUZZERS = build/fuzz/kernels build/fuzz/kernels_emul build/fuzz/options build/fuzz/decide
+
+build/fuzz/kernels: fuzz/fuzz_kernels.c $(CORE_SRC) $(HDR)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_kernels.c $(CORE_SRC) -lpthread
+
+build/fuzz/kernels_emul: fuzz/fuzz_kernels.c $(CORE_SRC) $(HDR)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(EMUL_CFLAGS) -o $@ fuzz/fuzz_kernels.c $(CORE_SRC) -lpthread
+
+build/fuzz/options: fuzz/fuzz_options.c src/settings.c $(HDR)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_options.c src/settings.c
+
+build/fuzz/decide: fuzz/fuzz_decide.c src/cpu.c src/policy.c $(HDR)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_decide.c src/cpu.c src/policy.c -lpthread
+
+fuzz: deps-hardening $(FUZZERS)
+	@for f in $(FUZZERS); do \
+	  name=$$(basename $$f); seeds=fuzz/corpus/$${name%_emul}; work=build/fuzz/corpus-$$name; \
+	  rm -rf $$work; mkdir -p $$work; \
+	  echo "fuzz $$name: $(FUZZ_SECONDS) s"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/$$name- \
+	    $$work $$seeds 2> build/fuzz/$$name.log \
+	    || { tail -40 build/fuzz/$$name.log; exit 1; }; \
+	  grep -E 'stat::number_of_executed_units|stat::new_units_added' build/fuzz/$$name.log; \
+	done
+
+# Four threads, each with its own lua_State and knobs, copying and zeroing at
+# once, under ThreadSanitizer (harness and module instrumented).
+TSAN = -fsanitize=thread
+threads: deps-hardening
+	@$(MAKE) --no-print-directory modules BUILD=build/tsan SAN="$(TSAN)"
+	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra $(TSAN) $(LUA_INC) -o build/tsan/threads spec/threads.c \
+	  $(LUA_LIB) -lpthread -ldl
+	TSAN_OPTIONS=halt_on_error=1 build/tsan/threads build/tsan
+
+hardening: sanitize valgrind fuzz threads
 
 clean:
 	rm -rf build

@@ -3,6 +3,12 @@
 local avxbuf = require "avxbuf"
 local M = { avxbuf = avxbuf }
 
+-- Under valgrind (make valgrind) the same specs run with fewer sizes and
+-- offsets, and skip what compares this process with the machine outside:
+-- valgrind emulates CPUID, so its CPU is not the one a child process sees.
+M.LIGHT = os.getenv("AVXBUF_SPEC_LIGHT") ~= nil
+M.EMULATED_CPUID = os.getenv("AVXBUF_SPEC_VALGRIND") ~= nil
+
 -- Deterministic pseudo-random bytes (xorshift), independent of avxbuf.
 function M.pattern(n, seed)
   local x = (seed or 1) * 2654435761 % 4294967296 + 1
@@ -48,14 +54,19 @@ function M.use(knobs)
   return avxbuf.configure(knobs)
 end
 
+-- POSIX shell quoting: anything inside single quotes is literal.
+local function sh(s)
+  return "'" .. s:gsub("'", "'\\''") .. "'"
+end
+
 -- Runs `lua5.4 -e code` with the same flavour and environment additions;
 -- returns stdout and stderr joined, and the exit status.
 function M.run_child(env, code)
   local prefix = {}
-  for k, v in pairs(env) do prefix[#prefix + 1] = string.format("%s=%q", k, v) end
+  for k, v in pairs(env) do prefix[#prefix + 1] = k .. "=" .. sh(v) end
   local cpath = package.cpath:match("^[^;]*") .. ";;"
-  local cmd = string.format("%s LUA_CPATH=%q %q -e %q 2>&1; echo \"exit $?\"",
-                            table.concat(prefix, " "), cpath, arg[-1] or "lua5.4", code)
+  local cmd = string.format("%s LUA_CPATH=%s %s -e %s 2>&1; echo \"exit $?\"",
+                            table.concat(prefix, " "), sh(cpath), sh(arg[-1] or "lua5.4"), sh(code))
   local out = io.popen(cmd):read("a")
   local status = tonumber(out:match("exit (%d+)\n$"))
   return out:gsub("exit %d+\n$", ""), status

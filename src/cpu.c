@@ -58,14 +58,17 @@ void avxbuf_cpu_decode(const avxbuf_cpuid_raw *raw, avxbuf_cpu *cpu)
   cpu->os_avx = (cpu->xcr0 & XCR0_AVX) == XCR0_AVX;
   cpu->os_avx512 = (cpu->xcr0 & XCR0_AVX512) == XCR0_AVX512;
 
-  /* The 512-bit kernels execute F (zmm moves), BW (byte broadcast) and VL
-   * (EVEX ymm); Knights Landing/Mill have F without BW/VL. */
-  if (cpu->os_avx512 && cpu->has[F_AVX512F] && cpu->has[F_AVX512BW] && cpu->has[F_AVX512VL]
-      && cpu->has[F_AVX2])
+  /* Each level needs the ones below it (a CPUID that reports AVX2 without
+   * AVX is not to be trusted with either; found by fuzz/fuzz_decide.c). The
+   * 512-bit kernels execute F (zmm moves), BW (byte broadcast) and VL (EVEX
+   * ymm); Knights Landing/Mill have F without BW/VL. */
+  int avx = cpu->os_avx && cpu->has[F_AVX];
+  int avx2 = avx && cpu->has[F_AVX2];
+  if (avx2 && cpu->os_avx512 && cpu->has[F_AVX512F] && cpu->has[F_AVX512BW] && cpu->has[F_AVX512VL])
     cpu->max_use_avx = 3;
-  else if (cpu->os_avx && cpu->has[F_AVX2])
+  else if (avx2)
     cpu->max_use_avx = 2;
-  else if (cpu->os_avx && cpu->has[F_AVX])
+  else if (avx)
     cpu->max_use_avx = 1;
   else
     cpu->max_use_avx = 0;

@@ -118,7 +118,7 @@ static const char *limit_text(const avxbuf_cpu *cpu)
     return "it has AVX-512F without the BW and VL that avxbuf's 512-bit kernels need";
   if (cpu->has[F_AVX512F] && !cpu->os_avx512)
     return "the OS has not enabled AVX-512 state (XCR0 & 0xE6)";
-  if (cpu->max_use_avx == 0) return "it reports no AVX";
+  if (cpu->max_use_avx == 0) return cpu->has[F_AVX2] ? "it reports AVX2 without AVX" : "it reports no AVX";
   if (cpu->max_use_avx == 1) return "it reports AVX without AVX2";
   return "it reports no AVX-512";
 }

@@ -1,0 +1,38 @@
+/* libFuzzer: the policy over random CPUID and XCR0 values. It must never
+ * choose a level the values do not allow: AVX-512 needs F+BW+VL and
+ * XCR0 & 0xE6; AVX needs OSXSAVE and XCR0 & 0x6. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "policy.h"
+
+static const char *const vendors[] = { "GenuineIntel", "AuthenticAMD", "HygonGenuine", "" };
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  uint8_t buf[1 + 6 * 4 + 8] = { 0 };
+  memcpy(buf, data, size < sizeof buf ? size : sizeof buf);
+  avxbuf_cpuid_raw raw;
+  memset(&raw, 0, sizeof raw);
+  strcpy(raw.vendor, vendors[buf[0] & 3]);
+  uint32_t *regs[] = { &raw.leaf1_eax, &raw.leaf1_ecx, &raw.leaf7_ebx, &raw.leaf7_ecx,
+                       &raw.leaf7_edx, &raw.leaf7_1_eax };
+  for (int i = 0; i < 6; i++) memcpy(regs[i], buf + 1 + 4 * i, 4);
+  memcpy(&raw.xcr0, buf + 25, 8);
+
+  avxbuf_cpu cpu;
+  avxbuf_defaults d;
+  avxbuf_cpu_decode(&raw, &cpu);
+  avxbuf_policy(&cpu, &d);
+
+  int osxsave = (raw.leaf1_ecx >> 27) & 1;
+  uint64_t xcr0 = osxsave ? raw.xcr0 : 0;
+  if (d.use_avx < 0 || d.use_avx > 3 || d.use_avx > cpu.max_use_avx) abort();
+  if (d.use_avx >= 1 && !(osxsave && (xcr0 & 0x6) == 0x6 && ((raw.leaf1_ecx >> 28) & 1))) abort();
+  if (d.use_avx >= 2 && !((raw.leaf7_ebx >> 5) & 1)) abort();
+  if (d.use_avx == 3 && !((xcr0 & 0xE6) == 0xE6 && (raw.leaf7_ebx >> 16 & 1)
+                          && (raw.leaf7_ebx >> 30 & 1) && (raw.leaf7_ebx >> 31 & 1))) abort();
+  if (memchr(d.reason, '\0', sizeof d.reason) == NULL || strlen(d.reason) < 20) abort();
+  if (d.nontemporal_threshold < 0 || d.rep_movsb_threshold < 0 || d.rep_stosb_threshold < 0) abort();
+  return 0;
+}
