@@ -30,7 +30,7 @@ MODULES = $(BUILD)/avxbuf.so $(BUILD)/emul/avxbuf.so \
 DEBIAN_PACKAGES = lua5.4 liblua5.4-dev lua-unit libsimde-dev lua-argparse lua-cjson pkg-config gcc make
 HARDENING_PACKAGES = clang libclang-rt-14-dev valgrind
 
-.PHONY: all modules deps deps-hardening test bench sweep sanitize valgrind fuzz threads hardening clean
+.PHONY: all modules deps deps-hardening test bench sweep sanitize valgrind fuzz threads hardening lint clean
 
 all: modules build/two_states
 
@@ -163,6 +163,13 @@ threads: deps-hardening
 	TSAN_OPTIONS=halt_on_error=1 build/tsan/threads build/tsan
 
 hardening: sanitize valgrind fuzz threads
+
+# luacheck (.luacheckrc) on the Lua code, cppcheck on the C code.
+lint:
+	$(call install_missing,lua-check cppcheck)
+	luacheck -q lua bench spec
+	cppcheck --quiet --enable=warning,style,performance,portability --std=c11 -I src \
+	  --suppress=missingIncludeSystem --error-exitcode=1 src fuzz spec/two_states.c spec/threads.c
 
 clean:
 	rm -rf build

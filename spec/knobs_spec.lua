@@ -42,7 +42,7 @@ function TestKnobs.test_max_vector_size()
   c = h.use { use_avx = 2, max_vector_size = 64 }      -- wider than AVX2 registers
   lu.assertEquals(c.max_vector_size, max_level >= 1 and 32 or 16)
   if max_level == 3 then
-    c = h.use { use_avx = 3, max_vector_size = 32, rep_movsb_threshold = 0, nontemporal_threshold = 0 }
+    h.use { use_avx = 3, max_vector_size = 32, rep_movsb_threshold = 0, nontemporal_threshold = 0 }
     lu.assertEquals(avxbuf.kernel("copy", 100000), "avx512_256")
     lu.assertEquals(avxbuf.kernel("zero", 100), "avx512_256")
     c = h.use { use_avx = 3 }

@@ -331,6 +331,13 @@ static const char *knob_list(lua_State *L)
   return lua_tostring(L, -1);
 }
 
+static int unknown_knob(lua_State *L, int key)
+{
+  const char *known = knob_list(L);
+  return luaL_argerror(L, 1, lua_pushfstring(L, "unknown knob '%s' (knobs: %s)",
+                                             luaL_tolstring(L, key, NULL), known));
+}
+
 /* avxbuf.configure{knob = value, ...}: all or nothing. */
 static int l_configure(lua_State *L)
 {
@@ -341,16 +348,9 @@ static int l_configure(lua_State *L)
   lua_pushnil(L);
   while (lua_next(L, 1)) {
     size_t len;
-    int k = -1;
-    if (lua_type(L, -2) == LUA_TSTRING) {
-      const char *name = lua_tolstring(L, -2, &len);
-      k = avxbuf_knob_find(name, len);
-    }
-    if (k < 0) {
-      const char *known = knob_list(L);
-      luaL_argerror(L, 1, lua_pushfstring(L, "unknown knob '%s' (knobs: %s)",
-                                          luaL_tolstring(L, -3, NULL), known));
-    }
+    const char *name = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &len) : NULL;
+    int k = name ? avxbuf_knob_find(name, len) : -1;
+    if (k < 0) return unknown_knob(L, lua_gettop(L) - 1);
     req.v[k] = knob_value(L, k);
     lua_pop(L, 1);
   }
