@@ -2,13 +2,16 @@
 # `make bench` runs the benchmarks. Set-up installs what is missing (Debian).
 # Hardening: `make sanitize`, `make valgrind`, `make fuzz`, `make threads`.
 
+# Any of lua5.1 lua5.2 lua5.3 lua5.4 luajit: `make test LUA=lua5.1` builds
+# against that interpreter's headers in build/lua5.1 and runs the suite there.
 LUA ?= lua5.4
-LUA_INC ?= $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
-LUA_LIB ?= $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
+LUA_INC ?= $(shell pkg-config --cflags $(LUA))
+LUA_LIB ?= $(shell pkg-config --libs $(LUA))
+LUA_DEV = $(if $(filter luajit,$(LUA)),libluajit-5.1-dev,$(if $(filter lua5.1,$(LUA)),liblua5.1-0-dev,lib$(LUA)-dev))
 CC ?= cc
 CFLAGS ?= -O2 -g
 # Where a build goes, and extra flags for it (the sanitizer builds set both).
-BUILD ?= build
+BUILD ?= $(if $(filter lua5.4,$(LUA)),build,build/$(LUA))
 SAN ?=
 # C11 plus POSIX; ISA code is enabled per function (target attributes), so
 # every file gets the same flags, as LuaRocks' builtin build requires.
@@ -27,12 +30,12 @@ EMUL_OBJ = $(SRC:src/%.c=$(BUILD)/emul/obj/%.o)
 MODULES = $(BUILD)/avxbuf.so $(BUILD)/emul/avxbuf.so \
 	$(BUILD)/avxbuf/counters.so $(BUILD)/emul/avxbuf/counters.so
 
-DEBIAN_PACKAGES = lua5.4 liblua5.4-dev lua-unit libsimde-dev lua-argparse lua-cjson pkg-config gcc make
+DEBIAN_PACKAGES = $(LUA) $(LUA_DEV) lua-unit libsimde-dev lua-argparse lua-cjson pkg-config gcc make
 HARDENING_PACKAGES = clang libclang-rt-14-dev valgrind
 
-.PHONY: all modules deps deps-hardening test bench sweep sanitize valgrind fuzz threads hardening lint clean
+.PHONY: all modules deps deps-hardening test test-versions bench sweep sanitize valgrind fuzz threads hardening lint clean
 
-all: modules build/two_states
+all: modules $(BUILD)/two_states
 
 modules: $(MODULES)
 
@@ -57,9 +60,9 @@ $(BUILD)/avxbuf/counters.so $(BUILD)/emul/avxbuf/counters.so: src/counters.c
 	$(CC) $(CFLAGS) -std=c11 -fPIC -fvisibility=hidden -Wall -Wextra $(LUA_INC) $(SAN) -shared -o $@ $<
 
 # Two Lua states in one process, for the per-state settings test.
-build/two_states: spec/two_states.c
-	@mkdir -p build
-	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra $(LUA_INC) -o $@ $< $(LUA_LIB) -ldl
+$(BUILD)/two_states: spec/two_states.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra $(LUA_INC) -Isrc -o $@ $< $(LUA_LIB) -ldl
 
 # Installs the Debian packages a target needs: with apt-get as root,
 # otherwise prints the command and stops.
@@ -84,7 +87,11 @@ deps-hardening: deps
 
 test: deps
 	@$(MAKE) --no-print-directory all
-	$(LUA) spec/run.lua build build/emul
+	$(LUA) spec/run.lua $(BUILD) $(BUILD)/emul
+
+# The suite on every Lua the project supports (5.4 is `make test`).
+test-versions:
+	@for v in lua5.1 lua5.2 lua5.3 luajit; do $(MAKE) --no-print-directory test LUA=$$v || exit 1; done
 
 # The transform benchmark (every vector width, with licence counters), then
 # a quick kernel sweep; `make sweep` runs the full one with JSON and SVG.

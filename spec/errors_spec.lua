@@ -5,17 +5,18 @@ local h = require "helpers"
 local avxbuf = h.avxbuf
 
 local NAN, INF = 0 / 0, math.huge
-local MIN, MAX = math.mininteger, math.maxinteger
+local MIN, MAX = h.MININT, h.MAXINT
 local NOT_INTEGERS = { true, 1.5, NAN, INF, -INF, "x", {} }
 
 local dst_bytes = h.pattern(16, 9)
 local dst, other
 
 -- Calls f with args (nil holes allowed) through a Lua call site, so that the
--- error names the function as a user sees it; expects bad argument #k.
+-- error names the function as a user sees it; expects bad argument #k. The
+-- wrappers below avoid tail calls, after which LuaJIT no longer knows the name.
 local function expect(k, name, f, args, n)
   local before, before_other = dst:tostring(), other:tostring()
-  local ok, err = pcall(f, table.unpack(args, 1, n))
+  local ok, err = pcall(f, h.unpack(args, 1, n))
   lu.assertFalse(ok, string.format("%s accepted %s", name, tostring(args[k])))
   lu.assertStrContains(err, string.format("bad argument #%d to '%s' (", k, name))
   h.assert_bytes(dst:tostring(), before, name .. " wrote before failing")
@@ -25,23 +26,23 @@ end
 -- Runs expect() once per bad value in `values` at argument position k.
 local function matrix(name, f, base, k, values, shown_k)
   for _, v in ipairs(values) do
-    local args = { table.unpack(base, 1, 5) }
+    local args = { h.unpack(base, 1, 5) }
     args[k] = v
     expect(shown_k or k, name, f, args, math.max(#base, k))
   end
 end
 
-local function copy(...) return avxbuf.copy(...) end
-local function zero(...) return avxbuf.zero(...) end
-local function fill(...) return avxbuf.fill(...) end
-local function new(...) return avxbuf.new(...) end
-local function from(...) return avxbuf.from(...) end
-local function kernel(...) return avxbuf.kernel(...) end
-local function configure(...) return avxbuf.configure(...) end
-local function decide(...) return avxbuf.decide(...) end
-local function method_copy(b, ...) return b:copy(...) end
-local function method_tostring(b, ...) return b:tostring(...) end
-local function method_byte(b, ...) return b:byte(...) end
+local function copy(...) return (avxbuf.copy(...)) end
+local function zero(...) return (avxbuf.zero(...)) end
+local function fill(...) return (avxbuf.fill(...)) end
+local function new(...) return (avxbuf.new(...)) end
+local function from(...) return (avxbuf.from(...)) end
+local function kernel(...) return (avxbuf.kernel(...)) end
+local function configure(...) return (avxbuf.configure(...)) end
+local function decide(...) return (avxbuf.decide(...)) end
+local function method_copy(b, ...) return (b:copy(...)) end
+local function method_tostring(b, ...) return (b:tostring(...)) end
+local function method_byte(b, ...) return (b:byte(...)) end
 
 local function join(a, b)
   local t = {}
@@ -69,7 +70,7 @@ function TestBadInput.test_copy()
   matrix("copy", copy, { dst, 1, dst_bytes .. "x" }, 3, { dst_bytes .. "x" })  -- default n too long
   matrix("copy", copy, { dst, MAX, other, 1, 0 }, 2, { MAX - 1 })
   matrix("copy", method_copy, { dst, 1, other, 1, 4 }, 2, { 0, MAX, 1.5 }, 1)  -- method: #1 is di
-  for _, n in ipairs { MAX, MAX - 2, 1 << 62 } do   -- offset + length overflow
+  for _, n in ipairs { MAX, MAX - 2, 2 ^ 62 } do   -- offset + length overflow
     expect(5, "copy", copy, { dst, 2, other, 2, n }, 5)
   end
 end
@@ -100,9 +101,11 @@ function TestBadInput.test_constructors_and_reads()
 end
 
 function TestBadInput.test_unallocatable_size_is_a_memory_error()
-  local ok, err = pcall(avxbuf.new, 1 << 47)
+  local ok, err = pcall(avxbuf.new, 2 ^ 47)
   lu.assertFalse(ok)
-  lu.assertStrContains(tostring(err), "not enough memory")
+  -- LuaJIT refuses userdata over 4 GiB before it asks for memory.
+  lu.assertNotNil(tostring(err):find("not enough memory", 1, true)
+                  or (jit and tostring(err):find("userdata length overflow", 1, true)), err)
   lu.assertEquals(#avxbuf.new(3), 3, "the state lives on")
 end
 
@@ -111,7 +114,7 @@ function TestBadInput.test_configure_is_all_or_nothing()
   local bad = { 5, "use_avx=2", { use_avx = 4 }, { use_avx = -1 }, { use_avx = 1.5 },
                 { use_avx = "2" }, { max_vector_size = 48 }, { avx3_threshold = -1 },
                 { rep_movsb_threshold = 1.5 }, { nontemporal_threshold = NAN },
-                { rep_stosb_threshold = 1 << 63 }, { vector_zeroing = 1 }, { vector_zeroing = "false" },
+                { rep_stosb_threshold = 2 ^ 63 }, { vector_zeroing = 1 }, { vector_zeroing = "false" },
                 { kernel = "fast" }, { kernel = true }, { [1] = 2 }, { bogus = 1 },
                 { use_avx = 0, bogus = 1 }, { use_avx = 0, max_vector_size = 8 } }
   for _, t in ipairs(bad) do
@@ -127,7 +130,7 @@ end
 
 function TestBadInput.test_decide_checks_types()
   for _, t in ipairs { 5, { vendor = 5 }, { vendor = ("x"):rep(13) }, { leaf1_eax = "x" },
-                       { leaf1_eax = -1 }, { leaf7_ebx = 1 << 32 }, { leaf1_ecx = 1.5 },
+                       { leaf1_eax = -1 }, { leaf7_ebx = 2 ^ 32 }, { leaf1_ecx = 1.5 },
                        { xcr0 = "7" } } do
     local ok, err = pcall(decide, t)
     lu.assertFalse(ok)

@@ -9,15 +9,24 @@ local M = { avxbuf = avxbuf }
 M.LIGHT = os.getenv("AVXBUF_SPEC_LIGHT") ~= nil
 M.EMULATED_CPUID = os.getenv("AVXBUF_SPEC_VALGRIND") ~= nil
 
--- Deterministic pseudo-random bytes (xorshift), independent of avxbuf.
+-- Portable across Lua 5.1-5.4 and LuaJIT (the suite runs on each).
+M.unpack = table.unpack or unpack
+M.MAXINT = math.maxinteger or 2 ^ 53
+M.MININT = math.mininteger or -2 ^ 53
+
+-- x with bit b set / cleared, without bitwise operators.
+function M.bit_is_set(x, b) return math.floor(x / 2 ^ b) % 2 == 1 end
+function M.set_bit(x, b) return M.bit_is_set(x, b) and x or x + 2 ^ b end
+function M.clear_bit(x, b) return M.bit_is_set(x, b) and x - 2 ^ b or x end
+
+-- Deterministic pseudo-random bytes (an LCG exact in doubles), independent
+-- of avxbuf.
 function M.pattern(n, seed)
-  local x = (seed or 1) * 2654435761 % 4294967296 + 1
+  local x = (seed or 1) * 7919 % 4294967296
   local t = {}
   for i = 1, n do
-    x = x ~ (x << 13) & 0xFFFFFFFF
-    x = x ~ (x >> 17)
-    x = x ~ (x << 5) & 0xFFFFFFFF
-    t[i] = string.char(x & 0xFF)
+    x = (x * 69069 + 1) % 4294967296
+    t[i] = string.char(math.floor(x / 16777216))
   end
   return table.concat(t)
 end
@@ -25,7 +34,7 @@ end
 -- A long pattern without a power-of-two period, so misplaced bytes show.
 function M.long_pattern(n, seed)
   local chunk = M.pattern(4099, seed)
-  return (chunk:rep(n // #chunk + 1)):sub(1, n)
+  return (chunk:rep(math.floor(n / #chunk) + 1)):sub(1, n)
 end
 
 -- Where two equal-length strings first differ, for failure messages.
@@ -67,7 +76,7 @@ function M.run_child(env, code)
   local cpath = package.cpath:match("^[^;]*") .. ";;"
   local cmd = string.format("%s LUA_CPATH=%s %s -e %s 2>&1; echo \"exit $?\"",
                             table.concat(prefix, " "), sh(cpath), sh(arg[-1] or "lua5.4"), sh(code))
-  local out = io.popen(cmd):read("a")
+  local out = io.popen(cmd):read("*a")
   local status = tonumber(out:match("exit (%d+)\n$"))
   return out:gsub("exit %d+\n$", ""), status
 end

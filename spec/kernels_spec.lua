@@ -116,7 +116,7 @@ local function kernel_suite(cfg)
                    cfg.name .. " 3 MiB copy")
     dst = avxbuf.from(big)
     avxbuf.fill(dst, 0x5A, GUARD + 3, n)
-    h.assert_bytes(dst:tostring(), big:sub(1, GUARD + 2) .. ("\x5A"):rep(n) .. big:sub(GUARD + 3 + n),
+    h.assert_bytes(dst:tostring(), big:sub(1, GUARD + 2) .. string.char(0x5A):rep(n) .. big:sub(GUARD + 3 + n),
                    cfg.name .. " 3 MiB fill")
     for _, shift in ipairs { 1, 4097, -1, -4097 } do
       dst = avxbuf.from(big)
@@ -158,7 +158,7 @@ function TestDefaultThresholds.test_around_every_threshold()
                        string.format("default copy n=%d (%s=%d, kernel %s)", n, what, t,
                                      avxbuf.kernel("copy", n)))
         avxbuf.fill(dst, 0xC3, 66, n)
-        h.assert_bytes(dst:tostring(), big:sub(1, 64) .. src:sub(2, 2) .. ("\xC3"):rep(n) .. big:sub(66 + n),
+        h.assert_bytes(dst:tostring(), big:sub(1, 64) .. src:sub(2, 2) .. string.char(0xC3):rep(n) .. big:sub(66 + n),
                        string.format("default fill n=%d (%s=%d, kernel %s)", n, what, t,
                                      avxbuf.kernel("fill", n)))
         checked = checked + 1

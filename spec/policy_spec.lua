@@ -1,7 +1,8 @@
 -- The CPU policy, asked through avxbuf.decide() with the CPUID registers of
 -- real processors. Each entry cites the public dump its values come from;
 -- `xcr0` is what a current Linux enables of the states the dump's leaf 0xD
--- reports (x87, SSE, AVX, opmask, ZMM_Hi256, Hi16_ZMM, PKRU: mask 0x2E7).
+-- reports (x87, SSE, AVX, opmask, ZMM_Hi256, Hi16_ZMM, PKRU: leaf 0xD EAX
+-- masked with 0x2E7).
 -- The expected defaults restate the policy of README's table; they are not
 -- read from the implementation.
 local lu = require "luaunit"
@@ -18,19 +19,19 @@ local function amd(t) t.vendor = "AuthenticAMD"; return t end
 local PROCESSORS = {
   { "Xeon Gold 6154 (Skylake-SP, stepping 4)", LIBCPUID .. "intel/skylake/skylake-sp-xeon-gold.test",
     intel { leaf1_eax = 0x00050654, leaf1_ecx = 0x7FFEFBFF, leaf7_ebx = 0xD39FFFFB, leaf7_ecx = 0x00000008,
-            leaf7_edx = 0x00000000, xcr0 = 0x2FF & 0x2E7 },
+            leaf7_edx = 0x00000000, xcr0 = 0x2E7 },
     { use_avx = 2, vector_zeroing = false, uarch = "Skylake-SP/X", rule = "licence-severe", max_use_avx = 3 } },
   { "Core i7-7800X (Skylake-X, stepping 4)", LIBCPUID .. "intel/core_6th_gen/skylake-x-i7.test",
     intel { leaf1_eax = 0x00050654, leaf1_ecx = 0x7FFEFBBF, leaf7_ebx = 0xD39FFFFB, leaf7_ecx = 0x00000000,
-            leaf7_edx = 0x0C000000, xcr0 = 0x0FF & 0x2E7 },
+            leaf7_edx = 0x0C000000, xcr0 = 0x0E7 },
     { use_avx = 2, vector_zeroing = false, uarch = "Skylake-SP/X", rule = "licence-severe", max_use_avx = 3 } },
   { "Xeon Platinum 8269C (Cascade Lake, stepping 6)", LIBCPUID .. "intel/skylake/xeon-clx.test",
     intel { leaf1_eax = 0x00050656, leaf1_ecx = 0x7FFEFBFF, leaf7_ebx = 0xD39FFFFB, leaf7_ecx = 0x00000818,
-            leaf7_edx = 0xBC000400, xcr0 = 0x2FF & 0x2E7 },
+            leaf7_edx = 0xBC000400, xcr0 = 0x2E7 },
     { use_avx = 2, vector_zeroing = false, uarch = "Cascade Lake", rule = "licence-severe", max_use_avx = 3 } },
   { "Xeon Platinum 8280 (Cascade Lake, stepping 7)", LIBCPUID .. "intel/skylake/cascade-lake-sp-xeon-platinum.test",
     intel { leaf1_eax = 0x00050657, leaf1_ecx = 0x7FFEFBFF, leaf7_ebx = 0xD39FFFFB, leaf7_ecx = 0x00000808,
-            leaf7_edx = 0xBC000400, xcr0 = 0x2FF & 0x2E7 },
+            leaf7_edx = 0xBC000400, xcr0 = 0x2E7 },
     { use_avx = 2, vector_zeroing = false, uarch = "Cascade Lake", rule = "licence-severe", max_use_avx = 3 } },
   -- No public raw dump of a Cooper Lake was at hand: its signature (06-55-0B, Intel microcode release
   -- notes "CPX-SP") with the Cascade Lake 8280 registers above plus AVX512_BF16 (leaf 7.1 EAX bit 5).
@@ -40,7 +41,7 @@ local PROCESSORS = {
     { use_avx = 2, vector_zeroing = false, uarch = "Cooper Lake", rule = "licence-severe", max_use_avx = 3 } },
   { "Core i3-8121U (Cannon Lake)", LIBCPUID .. "intel/core_8th_gen/cannon-lake-i3-u.test",
     intel { leaf1_eax = 0x00060663, leaf1_ecx = 0x7FFAFBBF, leaf7_ebx = 0xF2BF67EB, leaf7_ecx = 0x0000000E,
-            leaf7_edx = 0x9C000000, xcr0 = 0x2FF & 0x2E7 },
+            leaf7_edx = 0x9C000000, xcr0 = 0x2E7 },
     { use_avx = 2, vector_zeroing = true, uarch = "Cannon Lake", rule = "licence-mild", max_use_avx = 3 } },
   { "Core i7-1065G7 (Ice Lake client)", LIBCPUID .. "intel/core_10th_gen/ice-lake-i7.test",
     intel { leaf1_eax = 0x000706E5, leaf1_ecx = 0x7FFAFBBF, leaf7_ebx = 0xF2BF27EF, leaf7_ecx = 0x40405F4E,
@@ -57,11 +58,11 @@ local PROCESSORS = {
     { use_avx = 2, vector_zeroing = true, uarch = "Tiger Lake", rule = "licence-mild", max_use_avx = 3 } },
   { "Core i7-11700K (Rocket Lake)", LIBCPUID .. "intel/core_11th_gen/rocket-lake-i7.test",
     intel { leaf1_eax = 0x000A0671, leaf1_ecx = 0x7FFAFBBF, leaf7_ebx = 0xF2BF67EB, leaf7_ecx = 0x00405F4E,
-            leaf7_edx = 0xBC000410, xcr0 = 0x2FF & 0x2E7 },
+            leaf7_edx = 0xBC000410, xcr0 = 0x2E7 },
     { use_avx = 2, vector_zeroing = true, uarch = "Rocket Lake", rule = "licence-mild", max_use_avx = 3 } },
   { "Xeon w7-2475X (Sapphire Rapids)", LIBCPUID .. "intel/sapphire_rapids/sapphire-rapids-ws-xeon-w7.test",
     intel { leaf1_eax = 0x000806F8, leaf1_ecx = 0x7FFEFBFF, leaf7_ebx = 0xF3BFBFFB, leaf7_ecx = 0xBB417FEE,
-            leaf7_edx = 0xFFDD4430, leaf7_1_eax = 0x00001C30, xcr0 = 0x602E7 & 0x2E7 },
+            leaf7_edx = 0xFFDD4430, leaf7_1_eax = 0x00001C30, xcr0 = 0x2E7 },
     { use_avx = 3, max_vector_size = 64, avx3_threshold = 0, vector_zeroing = true,
       uarch = "Sapphire Rapids", rule = "no-licence-drop", max_use_avx = 3 } },
   { "Core i7 (Haswell, 06-3C-3)", LIBCPUID .. "intel/haswell/haswell-i7.test",
@@ -69,7 +70,7 @@ local PROCESSORS = {
     { use_avx = 2, max_vector_size = 32, vector_zeroing = true, uarch = "Haswell", rule = "best", max_use_avx = 2 } },
   { "Core i9-12900K (Alder Lake)", LIBCPUID .. "intel/core_12th_gen/alder-lake-s-i9.test",
     intel { leaf1_eax = 0x00090672, leaf1_ecx = 0x7FFAFBFF, leaf7_ebx = 0x239CA7EB, leaf7_ecx = 0x98C027AC,
-            leaf7_edx = 0xFC1CC410, leaf7_1_eax = 0x00400810, xcr0 = 0x207 & 0x2E7 },
+            leaf7_edx = 0xFC1CC410, leaf7_1_eax = 0x00400810, xcr0 = 0x207 },
     { use_avx = 2, vector_zeroing = true, uarch = "Alder Lake", rule = "best", max_use_avx = 2 } },
   { "Xeon Phi 7210 (Knights Landing)", INSTLAT .. "GenuineIntel/GenuineIntel0050671_KnightsLanding_CPUID.xml",
     intel { leaf1_eax = 0x00050671, leaf1_ecx = 0x7FF8F39F, leaf7_ebx = 0x1C0D23AB, leaf7_ecx = 0x00000001,
@@ -78,7 +79,7 @@ local PROCESSORS = {
       reason_has = "without the BW and VL" } },
   { "EPYC 7713 (Zen 3, Milan)", LIBCPUID .. "amd/zen3/epyc-milan.test",
     amd { leaf1_eax = 0x00A00F11, leaf1_ecx = 0x7EDA320B, leaf7_ebx = 0x219C97A9, leaf7_ecx = 0x0040068C,
-          leaf7_edx = 0x00000010, xcr0 = 0x207 & 0x2E7 },
+          leaf7_edx = 0x00000010, xcr0 = 0x207 },
     { use_avx = 2, vector_zeroing = true, uarch = "Zen 3", rule = "best", max_use_avx = 2 } },
   { "Ryzen 7 7800X3D (Zen 4, Raphael)", LIBCPUID .. "amd/zen4/ryzen7-raphael.test",
     amd { leaf1_eax = 0x00A60F12, leaf1_ecx = 0x7ED8320B, leaf7_ebx = 0xF1BF97A9, leaf7_ecx = 0x00405FCE,
@@ -157,7 +158,7 @@ end
 
 function TestPolicy.test_osxsave_clear_ignores_xcr0()
   local regs = registers("Xeon w7-2475X (Sapphire Rapids)")
-  regs.leaf1_ecx = regs.leaf1_ecx & ~(1 << 27)
+  regs.leaf1_ecx = h.clear_bit(regs.leaf1_ecx, 27)
   local d = avxbuf.decide(regs)
   lu.assertEquals(d.xcr0, 0)
   lu.assertEquals(d.use_avx, 0)
@@ -166,8 +167,8 @@ end
 
 function TestPolicy.test_avx2_without_avx_is_not_trusted()
   -- Found by fuzz/fuzz_decide.c: each level needs the ones below it.
-  local d = avxbuf.decide { vendor = "GenuineIntel", leaf1_eax = 0x000306C3, leaf1_ecx = 1 << 27,
-                            leaf7_ebx = 1 << 5, xcr0 = 0x7 }
+  local d = avxbuf.decide { vendor = "GenuineIntel", leaf1_eax = 0x000306C3, leaf1_ecx = 2 ^ 27,
+                            leaf7_ebx = 2 ^ 5, xcr0 = 0x7 }
   lu.assertEquals(d.max_use_avx, 0)
   lu.assertEquals(d.use_avx, 0)
   lu.assertStrContains(d.reason, "AVX2 without AVX")
@@ -176,8 +177,8 @@ end
 function TestPolicy.test_hypervisor_hiding_avx512()
   -- A Cascade Lake guest whose hypervisor masks AVX-512 and its XCR0 bits.
   local regs = registers("Xeon Platinum 8280 (Cascade Lake, stepping 7)")
-  regs.leaf1_ecx = regs.leaf1_ecx | (1 << 31)
-  regs.leaf7_ebx = regs.leaf7_ebx & ~((1 << 16) | (1 << 17) | (1 << 30) | (1 << 31))
+  regs.leaf1_ecx = h.set_bit(regs.leaf1_ecx, 31)
+  for _, b in ipairs { 16, 17, 30, 31 } do regs.leaf7_ebx = h.clear_bit(regs.leaf7_ebx, b) end
   regs.xcr0 = 0x7
   local d = avxbuf.decide(regs)
   lu.assertTrue(d.hypervisor)
@@ -203,7 +204,7 @@ function TestLiveCpu.test_matches_proc_cpuinfo()
   if h.EMULATED_CPUID then lu.skip("valgrind emulates CPUID") end
   local f = io.open("/proc/cpuinfo")
   if not f then lu.skip("no /proc/cpuinfo") end
-  local text = f:read("a")
+  local text = f:read("*a")
   f:close()
   local cpu = avxbuf.cpu()
   local flags = {}

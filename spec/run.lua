@@ -15,7 +15,7 @@ if child_dir then
   for _, file in ipairs(specs) do dofile(file) end
   local runner = lu.LuaUnit.new()
   runner:setOutputType("text")
-  runner:runSuite(table.unpack(arg))
+  runner:runSuite((table.unpack or unpack)(arg))
   local r = runner.result
   print(string.format("%s: %d passed, %d failed", child_dir, r.successCount,
                       r.failureCount + r.errorCount))
@@ -29,7 +29,10 @@ end
 
 local dirs, extra = {}, {}
 for i = 1, #arg do
-  if arg[i] == "--" then table.move(arg, i + 1, #arg, 1, extra) break end
+  if arg[i] == "--" then
+    for j = i + 1, #arg do extra[#extra + 1] = arg[j] end
+    break
+  end
   dirs[#dirs + 1] = arg[i]
 end
 

@@ -22,7 +22,8 @@ end
 function TestTransform.test_fold_is_the_rolling_hash()
   local crc = 0
   for _, b in ipairs { ("hello world, a rolling hash"):byte(1, -1) } do crc = (crc * 33 + b) % 2 ^ 32 end
-  lu.assertEquals(transform.fold(0, "hello world, a rolling hash"), math.tointeger(crc))
+  lu.assertEquals(string.format("%.0f", transform.fold(0, "hello world, a rolling hash")),
+                  string.format("%.0f", crc))
 end
 
 function TestTransform.test_every_kernel_matches_the_reference()
@@ -39,12 +40,13 @@ end
 
 function TestTransform.test_bench_quick_json()
   if h.LIGHT then lu.skip("the benchmark runs natively in a child; nothing for valgrind to see") end
+  if _VERSION ~= "Lua 5.4" or jit then lu.skip("the benchmarks are Lua 5.4 programs") end
   local json = os.tmpname()
   local out, status = h.run_child({}, string.format(
     "arg = {[0] = 'bench/transform.lua', '--quick', '--iterations', '1', '--json', %q} dofile(arg[0])", json))
   lu.assertEquals(status, 0, out)
   local f = assert(io.open(json))
-  local r = require("cjson").decode(f:read("a"))
+  local r = require("cjson").decode(f:read("*a"))
   f:close()
   os.remove(json)
   lu.assertEquals(type(r.cpu.vendor), "string")

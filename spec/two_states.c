@@ -3,8 +3,7 @@
  * DIR holds the avxbuf.so to test. Prints "ok" or what went wrong. */
 #include <stdio.h>
 #include <string.h>
-#include "lua.h"
-#include "lauxlib.h"
+#include "compat.h"
 #include "lualib.h"
 
 static lua_State *open_state(const char *dir)

@@ -18,8 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lua.h"
-#include "lauxlib.h"
+#include "compat.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>

@@ -6,14 +6,13 @@
  * buffer is recognised by comparing its metatable by identity, without a
  * registry lookup on the hot path. */
 #include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lua.h"
-#include "lauxlib.h"
-
+#include "compat.h"
 #include "dispatch.h"
 
 #define BUFFER_NAME "avxbuf.buffer"
@@ -27,6 +26,18 @@ typedef struct buffer {
 } buffer;
 
 #define STATE(L) ((avxbuf_state *)lua_touserdata(L, lua_upvalueindex(1)))
+
+/* lua_pushfstring with the C library's formats (%lld on every Lua version). */
+static const char *pushf(lua_State *L, const char *fmt, ...)
+{
+  char buf[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  lua_pushstring(L, buf);
+  return lua_tostring(L, -1);
+}
 
 /* The hot path's type check: the metatable by identity, no registry lookup. */
 static buffer *testbuffer(lua_State *L, int arg)
@@ -123,9 +134,8 @@ static size_t sub_range(lua_State *L, int arg_i, int j_defaults_to_i, size_t len
 /* A write (or read) position: 1 <= i <= len + 1. Returns the 0-based offset. */
 static size_t checkindex(lua_State *L, int arg, lua_Integer i, size_t len)
 {
-  if (i < 1 || (lua_Unsigned)i > (lua_Unsigned)len + 1)
-    luaL_argerror(L, arg, lua_pushfstring(L, "index %I out of range 1..%I",
-                                          (LUAI_UACINT)i, (LUAI_UACINT)(len + 1)));
+  if (i < 1 || (unsigned long long)i > (unsigned long long)len + 1)
+    luaL_argerror(L, arg, pushf(L, "index %lld out of range 1..%lld", (long long)i, (long long)len + 1));
   return (size_t)(i - 1);
 }
 
@@ -136,11 +146,10 @@ static size_t checkcount(lua_State *L, int arg, size_t off, size_t len, const ch
   size_t room = len - off;
   lua_Integer n = optint(L, arg, (lua_Integer)room);
   if (n < 0)
-    luaL_argerror(L, arg, lua_pushfstring(L, "length %I is negative", (LUAI_UACINT)n));
-  if ((lua_Unsigned)n > room)
-    luaL_argerror(L, arg, lua_pushfstring(L, "length %I exceeds the %I bytes of %s from index %I",
-                                          (LUAI_UACINT)n, (LUAI_UACINT)room, what,
-                                          (LUAI_UACINT)(off + 1)));
+    luaL_argerror(L, arg, pushf(L, "length %lld is negative", (long long)n));
+  if ((unsigned long long)n > room)
+    luaL_argerror(L, arg, pushf(L, "length %lld exceeds the %lld bytes of %s from index %lld",
+                                (long long)n, (long long)room, what, (long long)off + 1));
   return (size_t)n;
 }
 
@@ -151,7 +160,7 @@ static int l_new(lua_State *L)
   lua_Integer n = luaL_checkinteger(L, 1);
   int c = lua_isnoneornil(L, 2) ? 0 : checkbyte(L, 2);
   luaL_argcheck(L, n >= 0, 1, "size must not be negative");
-  luaL_argcheck(L, (lua_Unsigned)n <= MAX_LENGTH, 1, "size too large");
+  luaL_argcheck(L, (unsigned long long)n <= MAX_LENGTH, 1, "size too large");
   buffer *b = newbuffer(L, (size_t)n);
   avxbuf_pick_fill(&STATE(L)->plan, b->len)->fill(b->data, c, b->len);
   return 1;
@@ -196,7 +205,7 @@ static int l_byte(lua_State *L)
 static int l_display(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
-  lua_pushfstring(L, BUFFER_NAME " (%I bytes): %p", (LUAI_UACINT)b->len, (void *)b->data);
+  pushf(L, BUFFER_NAME " (%lld bytes): %p", (long long)b->len, (void *)b->data);
   return 1;
 }
 
@@ -216,8 +225,8 @@ static int l_copy(lua_State *L)
   if (n > dst->len - doff) {
     /* An explicit length is to blame; a defaulted one means the source is too long. */
     int arg = lua_isnoneornil(L, 5) ? 3 : 5;
-    luaL_argerror(L, arg, lua_pushfstring(L, "%I bytes do not fit at index %I of a %I-byte buffer",
-                                          (LUAI_UACINT)n, (LUAI_UACINT)di, (LUAI_UACINT)dst->len));
+    luaL_argerror(L, arg, pushf(L, "%lld bytes do not fit at index %lld of a %lld-byte buffer",
+                                (long long)n, (long long)di, (long long)dst->len));
   }
   unsigned char *d = dst->data + doff;
   const unsigned char *s = src + soff;
