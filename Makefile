@@ -27,17 +27,19 @@ SRC = src/lavxbuf.c $(CORE_SRC)
 HDR = $(wildcard src/*.h src/kernels/*.h)
 NATIVE_OBJ = $(SRC:src/%.c=$(BUILD)/obj/%.o)
 EMUL_OBJ = $(SRC:src/%.c=$(BUILD)/emul/obj/%.o)
-MODULES = $(BUILD)/avxbuf.so $(BUILD)/emul/avxbuf.so \
-	$(BUILD)/avxbuf/counters.so $(BUILD)/emul/avxbuf/counters.so
+NATIVE = $(BUILD)/avxbuf.so $(BUILD)/avxbuf/counters.so
+MODULES = $(NATIVE) $(BUILD)/emul/avxbuf.so $(BUILD)/emul/avxbuf/counters.so
 
 DEBIAN_PACKAGES = $(LUA) $(LUA_DEV) lua-unit libsimde-dev lua-argparse lua-cjson pkg-config gcc make
 HARDENING_PACKAGES = clang libclang-rt-14-dev valgrind
 
-.PHONY: all modules deps deps-hardening test test-versions bench sweep sanitize valgrind fuzz threads hardening lint clean
+.PHONY: all modules native deps deps-hardening test test-versions test-aarch64 bench sweep sanitize valgrind fuzz threads hardening lint clean
 
 all: modules $(BUILD)/two_states
 
 modules: $(MODULES)
+
+native: $(NATIVE)
 
 $(BUILD)/obj/%.o: src/%.c $(HDR)
 	@mkdir -p $(dir $@)
@@ -103,6 +105,22 @@ bench: deps
 sweep: deps
 	@$(MAKE) --no-print-directory all
 	$(LUA) bench/kernels.lua --json build/kernels.json --svg build/kernels.svg
+
+# Non-x86: cross-compiled for aarch64 (portable kernels: the C library) and
+# the suite run under qemu-aarch64 by a small interpreter linked against the
+# arm64 liblua5.4. Specs that start child processes are skipped there (the
+# children would be host binaries), and so are those needing perf_event_open,
+# which qemu-user does not emulate.
+AARCH64_SYSROOT = /usr/aarch64-linux-gnu
+test-aarch64: deps
+	@if [ "$$(id -u)" = 0 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then \
+	  dpkg --add-architecture arm64 && apt-get update -qq; fi
+	$(call install_missing,gcc-aarch64-linux-gnu qemu-user liblua5.4-dev:arm64)
+	@$(MAKE) --no-print-directory native BUILD=build/aarch64 CC=aarch64-linux-gnu-gcc LUA_INC=-I/usr/include/lua5.4
+	aarch64-linux-gnu-gcc -O2 -I/usr/include/lua5.4 -o build/aarch64/runner spec/runner.c \
+	  -L/usr/lib/aarch64-linux-gnu -llua5.4 -lm -ldl
+	AVXBUF_SPEC_DIR=build/aarch64 AVXBUF_SPEC_NO_CHILDREN=1 AVXBUF_SPEC_QEMU=1 \
+	  qemu-aarch64 -L $(AARCH64_SYSROOT) build/aarch64/runner spec/run.lua
 
 # ---- hardening ---------------------------------------------------------------
 

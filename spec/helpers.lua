@@ -8,6 +8,19 @@ local M = { avxbuf = avxbuf }
 -- valgrind emulates CPUID, so its CPU is not the one a child process sees.
 M.LIGHT = os.getenv("AVXBUF_SPEC_LIGHT") ~= nil
 M.EMULATED_CPUID = os.getenv("AVXBUF_SPEC_VALGRIND") ~= nil
+-- Under qemu-user (make test-aarch64) child processes would be host
+-- binaries, and perf_event_open is not emulated.
+M.NO_CHILDREN = os.getenv("AVXBUF_SPEC_NO_CHILDREN") ~= nil
+M.QEMU = os.getenv("AVXBUF_SPEC_QEMU") ~= nil
+M.X86 = avxbuf.cpu().x86
+
+function M.needs_children()
+  if M.NO_CHILDREN then require("luaunit").skip("starts child processes (not under qemu-user)") end
+end
+
+function M.needs_x86()
+  if not M.X86 then require("luaunit").skip("x86 kernels and knobs (this is " .. avxbuf.cpu().arch .. ")") end
+end
 
 -- Portable across Lua 5.1-5.4 and LuaJIT (the suite runs on each).
 M.unpack = table.unpack or unpack

@@ -26,6 +26,7 @@ function TestKnobs.test_defaults_come_from_the_policy()
 end
 
 function TestKnobs.test_use_avx_picks_the_family_and_clamps()
+  h.needs_x86()
   for level = 0, 3 do
     local c = h.use { use_avx = level, avx3_threshold = 0 }
     local effective = math.min(level, max_level)
@@ -36,6 +37,7 @@ function TestKnobs.test_use_avx_picks_the_family_and_clamps()
 end
 
 function TestKnobs.test_max_vector_size()
+  h.needs_x86()
   local c = h.use { use_avx = 2, max_vector_size = 16 }
   lu.assertEquals(c.max_vector_size, math.min(16, max_level >= 1 and 32 or 16))
   lu.assertEquals(avxbuf.kernel("copy", 100), "sse2")
@@ -51,6 +53,7 @@ function TestKnobs.test_max_vector_size()
 end
 
 function TestKnobs.test_avx3_threshold()
+  h.needs_x86()
   if max_level < 3 then
     lu.assertEquals(h.use { use_avx = 3 }.use_avx, max_level)
     return
@@ -65,6 +68,7 @@ function TestKnobs.test_avx3_threshold()
 end
 
 function TestKnobs.test_vector_zeroing_false_keeps_vectors_out_of_zero_and_fill()
+  h.needs_x86()
   local c = h.use { vector_zeroing = false, rep_stosb_threshold = 2048, nontemporal_threshold = 0 }
   lu.assertFalse(c.vector_zeroing)
   lu.assertEquals(avxbuf.kernel("zero", 100), "sse2")
@@ -74,6 +78,7 @@ function TestKnobs.test_vector_zeroing_false_keeps_vectors_out_of_zero_and_fill(
 end
 
 function TestKnobs.test_rep_and_nontemporal_windows()
+  h.needs_x86()
   local c = h.use { use_avx = 0, rep_movsb_threshold = 1000, rep_stosb_threshold = 3000,
                     nontemporal_threshold = 5000 }
   if not erms then
@@ -95,6 +100,7 @@ function TestKnobs.test_rep_and_nontemporal_windows()
 end
 
 function TestKnobs.test_kernel_libc_and_back()
+  h.needs_x86()
   h.use { kernel = "libc" }
   for _, n in ipairs { 0, 100, 2 ^ 30 } do
     lu.assertEquals(avxbuf.kernel("copy", n), "libc")
@@ -102,6 +108,17 @@ function TestKnobs.test_kernel_libc_and_back()
   end
   lu.assertEquals(avxbuf.configure { kernel = "auto" }.kernel, "auto")
   lu.assertNotEquals(avxbuf.kernel("copy", 100), "libc")
+end
+
+function TestKnobs.test_other_architectures_use_the_c_library()
+  if h.X86 then lu.skip("x86: see the kernel tests") end
+  lu.assertEquals(cpu.max_use_avx, 0)
+  lu.assertEquals(h.use { use_avx = 3, max_vector_size = 64 }.use_avx, 0)
+  for _, op in ipairs { "copy", "zero", "fill" } do
+    for _, n in ipairs { 0, 100, 2 ^ 30 } do lu.assertEquals(avxbuf.kernel(op, n), "libc") end
+  end
+  lu.assertStrContains(cpu.reason, "not an x86 processor")
+  lu.assertStrContains(cpu.reason, cpu.arch)
 end
 
 function TestKnobs.test_settings_accumulate_until_reset()
@@ -114,6 +131,7 @@ function TestKnobs.test_settings_accumulate_until_reset()
 end
 
 TestOptionsEnv = {}
+TestOptionsEnv.setUp = h.needs_children
 
 -- The child prints its settings and, last, its own CPU's defaults (under
 -- valgrind the parent's emulated CPU is not the child's).
@@ -153,6 +171,7 @@ function TestOptionsEnv.test_reset_returns_to_the_settings_of_load_time()
 end
 
 TestStates = {}
+TestStates.setUp = h.needs_children
 
 function TestStates.test_two_states_do_not_share_settings()
   local dir = package.cpath:match("^([^;]*)/%?%.so")

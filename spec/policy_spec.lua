@@ -202,6 +202,7 @@ TestLiveCpu = {}
 
 function TestLiveCpu.test_matches_proc_cpuinfo()
   if h.EMULATED_CPUID then lu.skip("valgrind emulates CPUID") end
+  h.needs_x86()
   local f = io.open("/proc/cpuinfo")
   if not f then lu.skip("no /proc/cpuinfo") end
   local text = f:read("*a")

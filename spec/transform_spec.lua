@@ -40,6 +40,7 @@ end
 
 function TestTransform.test_bench_quick_json()
   if h.LIGHT then lu.skip("the benchmark runs natively in a child; nothing for valgrind to see") end
+  h.needs_children()
   if _VERSION ~= "Lua 5.4" or jit then lu.skip("the benchmarks are Lua 5.4 programs") end
   local json = os.tmpname()
   local out, status = h.run_child({}, string.format(

@@ -2,11 +2,11 @@
  * CPUID; AMD APM vol. 3, appendix E. */
 #include <pthread.h>
 #include <string.h>
+#include "arch.h"
 #include "cpu.h"
 
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef AVXBUF_X86
 #include <cpuid.h>
-#define AVXBUF_X86 1
 #endif
 
 const char *const avxbuf_feature_names[F_COUNT] = {
@@ -38,6 +38,8 @@ void avxbuf_cpu_decode(const avxbuf_cpuid_raw *raw, avxbuf_cpu *cpu)
   const uint32_t regs[] = { raw->leaf1_ecx, raw->leaf7_ebx, raw->leaf7_ecx,
                             raw->leaf7_edx, raw->leaf7_1_eax };
   memset(cpu, 0, sizeof *cpu);
+  cpu->x86 = 1;   /* CPUID values describe an x86 processor */
+  cpu->arch = "x86_64";
   memcpy(cpu->vendor, raw->vendor, sizeof cpu->vendor);
   cpu->vendor[sizeof cpu->vendor - 1] = '\0';
   cpu->vendor_id = !strcmp(cpu->vendor, "GenuineIntel") ? V_INTEL
@@ -138,6 +140,8 @@ static void detect(avxbuf_cpu *cpu)
 {
   avxbuf_cpuid_raw raw = { 0 };
   avxbuf_cpu_decode(&raw, cpu);
+  cpu->x86 = 0;
+  cpu->arch = AVXBUF_ARCH;
 }
 #endif
 

@@ -27,6 +27,8 @@ extern const char *const avxbuf_feature_names[F_COUNT];
 typedef enum avxbuf_vendor { V_OTHER, V_INTEL, V_AMD } avxbuf_vendor;
 
 typedef struct avxbuf_cpu {
+  int x86;                            /* 0: another architecture, no CPUID */
+  const char *arch;                   /* "x86_64", "aarch64", ... */
   char vendor[13];
   avxbuf_vendor vendor_id;
   unsigned family, model, stepping;   /* display values */

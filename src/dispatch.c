@@ -24,21 +24,34 @@ const avxbuf_machine *avxbuf_machine_get(void)
   return &machine;
 }
 
+static const avxbuf_family fam_libc = { &avxbuf_k_libc, &avxbuf_k_libc };
+
+#ifdef AVXBUF_X86
 static const avxbuf_family
   fam_sse2 = { &avxbuf_k_sse2, &avxbuf_k_sse2_nt },
   fam_avx = { &avxbuf_k_avx, &avxbuf_k_avx_nt },
   fam_avx2 = { &avxbuf_k_avx2, &avxbuf_k_avx2_nt },
   fam_avx512_256 = { &avxbuf_k_avx512_256, &avxbuf_k_avx512_256_nt },
-  fam_avx512 = { &avxbuf_k_avx512, &avxbuf_k_avx512_nt },
-  fam_libc = { &avxbuf_k_libc, &avxbuf_k_libc };
+  fam_avx512 = { &avxbuf_k_avx512, &avxbuf_k_avx512_nt };
+#define FAMILY_NARROW fam_avx512_256
+#define FAMILY_SSE2 fam_sse2
+#else
+#define FAMILY_NARROW fam_libc
+#define FAMILY_SSE2 fam_libc
+#endif
 
 /* The family for a level and register width (width <= the level's). */
 static avxbuf_family family(long long use_avx, long long width)
 {
+#ifdef AVXBUF_X86
   if (width == 16) return fam_sse2;
   if (use_avx == 1) return fam_avx;
   if (use_avx == 2) return fam_avx2;
   return width == 32 ? fam_avx512_256 : fam_avx512;
+#else
+  (void)use_avx; (void)width;   /* level 0 only: the C library */
+  return fam_libc;
+#endif
 }
 
 static long long pick(const avxbuf_state *st, int k, long long dflt)
@@ -64,13 +77,13 @@ static void plan(avxbuf_state *st)
   avxbuf_family wide = family(e[K_USE_AVX], e[K_MAX_VECTOR_SIZE]);
   /* HotSpot's AVX3Threshold: below it, 32-byte vectors even at UseAVX=3. */
   int split = e[K_USE_AVX] == 3 && e[K_MAX_VECTOR_SIZE] == 64 && e[K_AVX3_THRESHOLD] > 0;
-  avxbuf_family narrow = split ? fam_avx512_256 : wide;
+  avxbuf_family narrow = split ? FAMILY_NARROW : wide;
   p->copy_wide = wide;
   p->copy_narrow = narrow;
   /* UseXMMForObjInit off: no ymm/zmm stores for zero and fill; 128-bit
    * stores run at licence 0, and rep stosb keeps its window. */
-  p->fill_wide = e[K_VECTOR_ZEROING] ? wide : fam_sse2;
-  p->fill_narrow = e[K_VECTOR_ZEROING] ? narrow : fam_sse2;
+  p->fill_wide = e[K_VECTOR_ZEROING] ? wide : FAMILY_SSE2;
+  p->fill_narrow = e[K_VECTOR_ZEROING] ? narrow : FAMILY_SSE2;
   p->wide_from = split ? (size_t)e[K_AVX3_THRESHOLD] : 0;
   p->rep_movsb_from = from(e[K_REP_MOVSB_THRESHOLD]);
   p->rep_stosb_from = from(e[K_REP_STOSB_THRESHOLD]);

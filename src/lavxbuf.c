@@ -406,6 +406,10 @@ static void push_decision(lua_State *L, const avxbuf_cpu *cpu, const avxbuf_defa
 
 static void push_cpu(lua_State *L, const avxbuf_cpu *cpu)
 {
+  lua_pushboolean(L, cpu->x86);
+  lua_setfield(L, -2, "x86");
+  lua_pushstring(L, cpu->arch);
+  lua_setfield(L, -2, "arch");
   lua_pushstring(L, cpu->vendor);
   lua_setfield(L, -2, "vendor");
   lua_pushinteger(L, cpu->family);

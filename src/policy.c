@@ -146,6 +146,17 @@ static void thresholds(const avxbuf_cpu *cpu, avxbuf_defaults *out)
 
 void avxbuf_policy(const avxbuf_cpu *cpu, avxbuf_defaults *out)
 {
+  if (!cpu->x86) {
+    memset(out, 0, sizeof *out);
+    out->uarch = cpu->arch;
+    out->rule = "not-x86";
+    out->source = "the build's target architecture";
+    out->avx3_threshold = 4096;
+    snprintf(out->reason, sizeof out->reason,
+             "%s: not an x86 processor, so no SSE/AVX kernels; using the C library's memmove/memset",
+             cpu->arch);
+    return;
+  }
   const cpu_row *row = find_row(cpu);
   const struct rule *rule = &rules[row ? row->rule : R_BEST];
   int use_avx = cpu->max_use_avx < rule->max_use_avx ? cpu->max_use_avx : rule->max_use_avx;

@@ -19,6 +19,10 @@ function M.list(avxbuf)
   local function add(name, knobs, copy, fill)
     list[#list + 1] = { name = name, knobs = knobs, copy = copy, fill = fill or copy }
   end
+  if not avxbuf.cpu().x86 then   -- other architectures: the C library only
+    add("libc", { kernel = "libc" }, "libc")
+    return list
+  end
   for level = 0, max do
     local f = family[level]
     add(f, only { use_avx = level }, f)

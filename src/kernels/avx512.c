@@ -6,6 +6,8 @@
  * instead of <immintrin.h> and without target attributes, so that the
  * AVX-512 logic (widths, thresholds, tails, overlap) runs, portably, on
  * machines without AVX-512. Emulated figures say nothing about hardware. */
+#include "../arch.h"
+#ifdef AVXBUF_X86
 #ifdef AVXBUF_EMULATE_AVX512
 #define SIMDE_ENABLE_NATIVE_ALIASES
 #include <simde/x86/avx512.h>
@@ -35,3 +37,4 @@
 #define COPY_LE_VEC avx512_256_copy_le2v
 #define FILL_LE_VEC avx512_256_fill_le2v
 #include "vec_template.h"
+#endif /* AVXBUF_X86 */

@@ -2,6 +2,8 @@
  * moves whole cache lines, without a vector register: the report behind
  * avxbuf found that only such a non-vector clear let a Cascade Lake core
  * leave licence 1. */
+#include "../arch.h"
+#ifdef AVXBUF_X86
 #include <string.h>
 #include "kernels.h"
 #include "small.h"
@@ -22,3 +24,4 @@ static void rep_stosb(void *d, int c, size_t n)
  * is a complete pair. */
 const avxbuf_kernel avxbuf_k_rep_movsb = { "rep_movsb", rep_movsb, avxbuf_libc_fill };
 const avxbuf_kernel avxbuf_k_rep_stosb = { "rep_stosb", avxbuf_libc_copy, rep_stosb };
+#endif /* AVXBUF_X86 */

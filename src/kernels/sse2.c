@@ -1,4 +1,6 @@
 /* SSE2: 16-byte vectors, the x86-64 baseline (no target attribute needed). */
+#include "../arch.h"
+#ifdef AVXBUF_X86
 #include <emmintrin.h>
 
 #define KNAME sse2
@@ -13,3 +15,4 @@
 #define COPY_LE_VEC copy_le16
 #define FILL_LE_VEC fill_le16
 #include "vec_template.h"
+#endif /* AVXBUF_X86 */
