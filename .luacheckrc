@@ -4,3 +4,6 @@
 std = "lua54"
 max_line_length = 120
 files["spec/"] = { std = "max", allow_defined_top = true, read_globals = { "jit" } }
+-- LuaJIT-only code.
+files["lua/avxbuf/ffi.lua"] = { std = "luajit" }
+files["bench/ffi.lua"] = { std = "luajit" }

@@ -194,7 +194,7 @@ lint:
 	$(call install_missing,lua-check cppcheck)
 	luacheck -q lua bench spec
 	cppcheck --quiet --enable=warning,style,performance,portability --std=c11 -I src \
-	  --suppress=missingIncludeSystem --error-exitcode=1 src fuzz spec/two_states.c spec/threads.c
+	  --suppress=missingIncludeSystem --error-exitcode=1 src fuzz spec/two_states.c spec/threads.c spec/runner.c
 
 clean:
 	rm -rf build

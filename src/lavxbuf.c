@@ -530,6 +530,50 @@ static const luaL_Reg buffer_meta[] = {
   { NULL, NULL }
 };
 
+/* ---- LuaJIT ---------------------------------------------------------------- */
+
+/* Entry points for lua/avxbuf/ffi.lua, which does the argument checks in Lua
+ * so that LuaJIT compiles them and calls these through FFI function pointers. */
+static void ffi_copy(const avxbuf_state *st, void *d, const void *s, size_t n, int ov)
+{
+  avxbuf_pick_copy(&st->plan, n, (avxbuf_overlap)ov)->copy(d, s, n);
+}
+
+static void ffi_fill(const avxbuf_state *st, void *d, int c, size_t n)
+{
+  avxbuf_pick_fill(&st->plan, n)->fill(d, c, n);
+}
+
+/* Under LuaJIT, hands the module to require("avxbuf.ffi") with the state and
+ * the entry points; avxbuf.ffi says whether that path is in use. Anything
+ * missing (no FFI, the Lua file not installed) leaves the C functions. */
+static void install_ffi_path(lua_State *L, avxbuf_state *st)
+{
+  int on = 0;
+  lua_getglobal(L, "jit");
+  int luajit = !lua_isnil(L, -1);
+  lua_pop(L, 1);
+  if (luajit) {
+    lua_getglobal(L, "pcall");
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "avxbuf.ffi");
+    lua_call(L, 2, 2);
+    if (lua_toboolean(L, -2) && lua_isfunction(L, -1)) {
+      lua_pushvalue(L, -3);                       /* the module */
+      lua_pushlightuserdata(L, st);
+      lua_pushlightuserdata(L, (void *)ffi_copy);
+      lua_pushlightuserdata(L, (void *)ffi_fill);
+      on = lua_pcall(L, 4, 0, 0) == LUA_OK;
+      if (!on) lua_pop(L, 1);                     /* the error: keep the C path */
+      lua_pop(L, 1);
+    } else {
+      lua_pop(L, 2);
+    }
+  }
+  lua_pushboolean(L, on);
+  lua_setfield(L, -2, "ffi");
+}
+
 static void warn_stderr(void *ud, const char *message)
 {
   (void)ud;
@@ -563,5 +607,6 @@ __attribute__((visibility("default"))) int luaopen_avxbuf(lua_State *L)
   lua_setfield(L, -2, "emulated");
   lua_pushliteral(L, "scm");
   lua_setfield(L, -2, "version");
+  install_ffi_path(L, st);
   return 1;
 }

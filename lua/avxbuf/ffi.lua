@@ -1,0 +1,104 @@
+-- LuaJIT: avxbuf.copy, zero and fill (and the methods) through the FFI, so
+-- that the JIT compiles the argument checks and the call. The checks are the
+-- C functions' own; whatever this fast path does not handle plainly goes to
+-- the C function, which does the work or raises the documented error.
+-- Loaded by the C module under LuaJIT only (see install_ffi_path).
+local ffi = require "ffi"
+
+if not pcall(ffi.typeof, "avxbuf_buffer") then
+  ffi.cdef [[
+    typedef struct { size_t len; unsigned char *data; } avxbuf_buffer;
+  ]]
+end
+
+local bufp = ffi.typeof("avxbuf_buffer *")
+local bytep = ffi.typeof("const unsigned char *")
+local copy_t = ffi.typeof("void (*)(const void *, void *, const void *, size_t, int)")
+local fill_t = ffi.typeof("void (*)(const void *, void *, int, size_t)")
+local cast, type, getmetatable, tonumber = ffi.cast, type, getmetatable, tonumber
+local OV_NONE, OV_FORWARD, OV_BACKWARD = 0, 1, 2
+
+-- The C function, with the error it raises named as the caller sees it:
+-- called from here it has no name, and for a method the argument numbers
+-- shift by one (what luaL_argerror does for a method call).
+local function via_c(f, name, method, ...)
+  local ok, err = pcall(f, ...)
+  if ok then return end
+  err = tostring(err):gsub("^bad argument #(%d+) to '[^']*' %((.*)%)$", function(k, what)
+    k = tonumber(k) - (method and 1 or 0)
+    if k == 0 then return string.format("calling '%s' on bad self (%s)", name, what) end
+    return string.format("bad argument #%d to '%s' (%s)", k, name, what)
+  end)
+  error(err, 0)   -- as the C function raises it: no position
+end
+
+local function whole(x) return type(x) == "number" and x % 1 == 0 end
+
+return function(avxbuf, state, copy_ptr, fill_ptr)
+  local MT = getmetatable(avxbuf.new(0))
+  local c_copy, c_zero, c_fill = avxbuf.copy, avxbuf.zero, avxbuf.fill
+  local kcopy, kfill = cast(copy_t, copy_ptr), cast(fill_t, fill_ptr)
+  state = cast("const void *", state)
+
+  -- true when done here; false to let the C function do it
+  local function fast_copy(dst, di, src, si, n)
+    if getmetatable(dst) ~= MT or not whole(di) then return false end
+    local d = cast(bufp, dst)
+    local dlen = tonumber(d.len)
+    local sptr, slen
+    if type(src) == "string" then
+      sptr, slen = cast(bytep, src), #src
+    elseif getmetatable(src) == MT then
+      local s = cast(bufp, src)
+      sptr, slen = s.data, tonumber(s.len)
+    else
+      return false
+    end
+    if si == nil then si = 1 end
+    if n == nil and whole(si) then n = slen - si + 1 end
+    if not (whole(si) and whole(n) and di >= 1 and si >= 1 and n >= 0
+            and si + n - 1 <= slen and di + n - 1 <= dlen) then
+      return false
+    end
+    local ov = OV_NONE
+    if src == dst and di ~= si and math.abs(di - si) < n then
+      ov = di > si and OV_BACKWARD or OV_FORWARD
+    end
+    kcopy(state, d.data + (di - 1), sptr + (si - 1), n, ov)
+    return true
+  end
+
+  local function fast_fill(buf, byte, i, n)
+    if getmetatable(buf) ~= MT or not whole(byte) or byte < 0 or byte > 255 then return false end
+    local b = cast(bufp, buf)
+    local len = tonumber(b.len)
+    if i == nil then i = 1 end
+    if n == nil and whole(i) then n = len - i + 1 end
+    if not (whole(i) and whole(n) and i >= 1 and n >= 0 and i + n - 1 <= len) then return false end
+    kfill(state, b.data + (i - 1), byte, n)
+    return true
+  end
+
+  local function copy(dst, di, src, si, n)
+    if not fast_copy(dst, di, src, si, n) then via_c(c_copy, "copy", false, dst, di, src, si, n) end
+  end
+  local function zero(buf, i, n)
+    if not fast_fill(buf, 0, i, n) then via_c(c_zero, "zero", false, buf, i, n) end
+  end
+  local function fill(buf, byte, i, n)
+    if not fast_fill(buf, byte, i, n) then via_c(c_fill, "fill", false, buf, byte, i, n) end
+  end
+  avxbuf.copy, avxbuf.zero, avxbuf.fill = copy, zero, fill
+
+  -- Methods: buf:copy(...) and friends, with method-call error numbering.
+  local methods = MT.__index
+  methods.copy = function(dst, di, src, si, n)
+    if not fast_copy(dst, di, src, si, n) then via_c(c_copy, "copy", true, dst, di, src, si, n) end
+  end
+  methods.zero = function(buf, i, n)
+    if not fast_fill(buf, 0, i, n) then via_c(c_zero, "zero", true, buf, i, n) end
+  end
+  methods.fill = function(buf, byte, i, n)
+    if not fast_fill(buf, byte, i, n) then via_c(c_fill, "fill", true, buf, byte, i, n) end
+  end
+end
