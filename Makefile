@@ -62,7 +62,7 @@ $(BUILD)/avxbuf/counters.so $(BUILD)/emul/avxbuf/counters.so: src/counters.c
 	$(CC) $(CFLAGS) -std=c11 -fPIC -fvisibility=hidden -Wall -Wextra $(LUA_INC) $(SAN) -shared -o $@ $<
 
 # Two Lua states in one process, for the per-state settings test.
-$(BUILD)/two_states: spec/two_states.c
+$(BUILD)/two_states: spec/two_states.c spec/harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra $(LUA_INC) -Isrc -o $@ $< $(LUA_LIB) -ldl
 
@@ -129,8 +129,7 @@ test-aarch64: deps
 # report aborts the run.
 SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 sanitize: deps-hardening
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory modules BUILD=build/asan SAN="$(SANITIZE)"
+	@$(MAKE) --no-print-directory all BUILD=build/asan SAN="$(SANITIZE)"
 	LD_PRELOAD=$$($(CC) -print-file-name=libasan.so) \
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(LUA) spec/run.lua build/asan build/asan/emul
@@ -183,7 +182,7 @@ fuzz: deps-hardening $(FUZZERS)
 TSAN = -fsanitize=thread
 threads: deps-hardening
 	@$(MAKE) --no-print-directory modules BUILD=build/tsan SAN="$(TSAN)"
-	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra $(TSAN) $(LUA_INC) -o build/tsan/threads spec/threads.c \
+	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra $(TSAN) $(LUA_INC) -Isrc -o build/tsan/threads spec/threads.c \
 	  $(LUA_LIB) -lpthread -ldl
 	TSAN_OPTIONS=halt_on_error=1 build/tsan/threads build/tsan
 

@@ -4,19 +4,12 @@ package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 package.cpath = "build/luajit/?.so;" .. package.cpath
 local ffi = require "ffi"
 local avxbuf = require "avxbuf"
+local bench = require "avxbuf.bench"
 assert(jit, "run this with luajit")
 assert(avxbuf.ffi, "avxbuf's FFI path is not active")
 
 local N = 20000000
-local function best(f)
-  local b = math.huge
-  for _ = 1, 5 do
-    local t = os.clock()
-    f()
-    b = math.min(b, (os.clock() - t) / N * 1e9)
-  end
-  return b
-end
+local function best(loop) return bench.best_of(loop, N, 5) end
 
 print(string.format("# %s, %s; ns per call, best of 5 loops of %d", jit.version, avxbuf.cpu().reason, N))
 for _, n in ipairs { 16, 64, 256, 4096 } do

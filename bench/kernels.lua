@@ -97,15 +97,7 @@ avxbuf.reset()
 print("\n# cost per call from Lua (ns, best of 7 loops of 1e6 calls)")
 local d, s = avxbuf.new(256), avxbuf.new(256, 1)
 local CALLS = 1000000
-local function best_of(loop)
-  local best = math.huge
-  for _ = 1, 7 do
-    local t = os.clock()
-    loop()
-    best = math.min(best, (os.clock() - t) / CALLS * 1e9)
-  end
-  return best
-end
+local function best_of(loop) return bench.best_of(loop, CALLS) end
 local copy, zero, noop = avxbuf.copy, avxbuf.zero, rawequal
 local noop5 = best_of(function() for _ = 1, CALLS do noop(d, 1, s, 1, 64) end end)
 local noop3 = best_of(function() for _ = 1, CALLS do noop(d, 1, 64) end end)
@@ -120,11 +112,7 @@ for _, n in ipairs { 16, 64, 256 } do
   print(string.format("%-26s %7.1f  %.2fx rawequal", "zero(d, 1, " .. n .. ")", z, z / noop3))
 end
 
-if args.json then
-  local f = assert(io.open(args.json, "w"))
-  f:write(require("cjson").encode(results))
-  f:close()
-end
+if args.json then bench.write_json(args.json, results) end
 if args.svg then
   local f = assert(io.open(args.svg, "w"))
   f:write(require("avxbuf.svg").render(charts, { caption = "lua5.4 bench/kernels.lua" ..

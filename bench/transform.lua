@@ -237,8 +237,4 @@ if #names > 0 then
   for _, name in ipairs(names) do print(string.format("#   %-30s %s", name, reported[name])) end
 end
 
-if args.json then
-  local f = assert(io.open(args.json, "w"))
-  f:write(require("cjson").encode(results))
-  f:close()
-end
+if args.json then bench.write_json(args.json, results) end

@@ -4,9 +4,7 @@
  * ThreadSanitizer by `make threads`. Usage: threads DIR (holding avxbuf.so). */
 #include <pthread.h>
 #include <stdio.h>
-#include "lua.h"
-#include "lauxlib.h"
-#include "lualib.h"
+#include "harness.h"
 
 #define THREADS 4
 
@@ -40,20 +38,14 @@ static const char *const work =
 static void *run(void *arg)
 {
   long id = (long)arg;
-  lua_State *L = luaL_newstate();
-  luaL_openlibs(L);
-  lua_getglobal(L, "package");
-  lua_pushfstring(L, "%s/?.so", dir);
-  lua_setfield(L, -2, "cpath");
-  lua_pop(L, 1);
-  const char *result = "failed to load";
+  lua_State *L = open_state(dir);
   char chunk[256];
   snprintf(chunk, sizeof chunk, "return %s", knobs[id]);
-  if (luaL_loadstring(L, work) == LUA_OK && luaL_dostring(L, chunk) == LUA_OK
-      && lua_pcall(L, 1, 1, 0) == LUA_OK)
-    result = lua_tostring(L, -1);
-  else
-    result = lua_tostring(L, -1);
+  /* the work chunk, called with the knobs table; either way the top of the
+   * stack ends up holding "ok" or the error */
+  if (luaL_loadstring(L, work) == LUA_OK && luaL_dostring(L, chunk) == LUA_OK)
+    lua_pcall(L, 1, 1, 0);
+  const char *result = lua_tostring(L, -1);
   int ok = result && result[0] == 'o' && result[1] == 'k' && result[2] == '\0';
   printf("thread %ld (%s): %s\n", id, knobs[id], result ? result : "?");
   lua_close(L);

@@ -1,5 +1,6 @@
 -- Timing harness shared by the benchmarks: calibrated batches, medians,
 -- configurations measured interleaved so that drift hits them all alike.
+-- Plain Lua 5.1 syntax: bench/ffi.lua runs it under LuaJIT.
 local M = {}
 
 local clock = os.clock  -- process CPU time; every batch runs for >= min_time
@@ -8,7 +9,7 @@ function M.median(xs)
   local s = {}
   for i = 1, #xs do s[i] = xs[i] end
   table.sort(s)
-  local m = #s // 2
+  local m = math.floor(#s / 2)
   if #s % 2 == 1 then return s[m + 1] end
   return (s[m] + s[m + 1]) / 2
 end
@@ -50,9 +51,29 @@ function M.interleave(cases, rounds, min_time)
   return samples
 end
 
+-- Nanoseconds per call: the best of `tries` runs of loop(), which makes
+-- `calls` calls (the loop is the caller's, so nothing sits between it and
+-- the function measured).
+function M.best_of(loop, calls, tries)
+  local best = math.huge
+  for _ = 1, tries or 7 do
+    local t = clock()
+    loop()
+    best = math.min(best, (clock() - t) / calls * 1e9)
+  end
+  return best
+end
+
+function M.write_json(path, value)
+  local f = assert(io.open(path, "w"))
+  f:write(require("cjson").encode(value))
+  f:close()
+end
+
 function M.size_label(n)
-  if n >= 1 << 20 and n % (1 << 20) == 0 then return string.format("%d MiB", n >> 20) end
-  if n >= 1 << 10 and n % (1 << 10) == 0 then return string.format("%d KiB", n >> 10) end
+  local KiB, MiB = 1024, 1024 * 1024
+  if n >= MiB and n % MiB == 0 then return string.format("%d MiB", n / MiB) end
+  if n >= KiB and n % KiB == 0 then return string.format("%d KiB", n / KiB) end
   return string.format("%d B", n)
 end
 

@@ -35,95 +35,70 @@ local function esc(s)
   return (s:gsub("[&<>\"]", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;" }))
 end
 
--- Generators append XML text to t until it reaches about `size` bytes.
+-- Each shape: an opening and a closing tag around records, generated until
+-- the document reaches about `size` bytes.
 local SHAPES = {}
 
-function SHAPES.catalog(r, t, size)
-  t[#t + 1] = '<catalog vendor="avxbuf">'
+local function generate(shape, r, t, size)
+  t[#t + 1] = shape.open
   local len, id = 0, 0
   while len < size do
     id = id + 1
-    local s = string.format('<product id="p%d" price="%d.%02d" stock="%d" category="%s">'
-      .. '<name>%s</name><description>%s</description><tags>', id, r(500), r(100), r(90),
-      WORDS[r(8) + 1], esc(words(r, 3)), esc(words(r, 12 + r(20))))
-    for _ = 1, r(4) + 1 do s = s .. '<tag>' .. esc(WORDS[r(#WORDS) + 1]) .. '</tag>' end
-    s = s .. '</tags></product>'
+    local s = shape.record(r, id)
     t[#t + 1] = s
     len = len + #s
   end
-  t[#t + 1] = '</catalog>'
+  t[#t + 1] = shape.close
 end
 
-function SHAPES.orders(r, t, size)
-  t[#t + 1] = '<orders region="eu">'
-  local len, id = 0, 0
-  while len < size do
-    id = id + 1
-    local items = {}
-    for k = 1, r(6) + 1 do
-      items[k] = string.format('<item sku="s%d" qty="%d" unit="%d"/>', r(1000), r(9) + 1, r(300) + 1)
-    end
-    local s = string.format('<order id="o%d" customer="c%d" status="%s"><note>%s</note>%s</order>',
-      id, r(200), ({ "open", "paid", "shipped", "cancelled" })[r(4) + 1], esc(words(r, r(10) + 2)),
-      table.concat(items))
-    t[#t + 1] = s
-    len = len + #s
+SHAPES.catalog = { open = '<catalog vendor="avxbuf">', close = '</catalog>', record = function(r, id)
+  local s = string.format('<product id="p%d" price="%d.%02d" stock="%d" category="%s">'
+    .. '<name>%s</name><description>%s</description><tags>', id, r(500), r(100), r(90),
+    WORDS[r(8) + 1], esc(words(r, 3)), esc(words(r, 12 + r(20))))
+  for _ = 1, r(4) + 1 do s = s .. '<tag>' .. esc(WORDS[r(#WORDS) + 1]) .. '</tag>' end
+  return s .. '</tags></product>'
+end }
+
+SHAPES.orders = { open = '<orders region="eu">', close = '</orders>', record = function(r, id)
+  local items = {}
+  for k = 1, r(6) + 1 do
+    items[k] = string.format('<item sku="s%d" qty="%d" unit="%d"/>', r(1000), r(9) + 1, r(300) + 1)
   end
-  t[#t + 1] = '</orders>'
+  return string.format('<order id="o%d" customer="c%d" status="%s"><note>%s</note>%s</order>',
+    id, r(200), ({ "open", "paid", "shipped", "cancelled" })[r(4) + 1], esc(words(r, r(10) + 2)),
+    table.concat(items))
+end }
+
+local function section(r, depth)
+  local s = { '<section title="' .. esc(words(r, 3)) .. '">' }
+  for _ = 1, r(3) + 1 do
+    s[#s + 1] = '<para>' .. esc(words(r, 20 + r(30))) .. ' <em>' .. esc(words(r, 2))
+      .. '</em> ' .. esc(words(r, 10)) .. '</para>'
+  end
+  if depth < 3 then
+    for _ = 1, r(3) do s[#s + 1] = section(r, depth + 1) end
+  end
+  s[#s + 1] = '</section>'
+  return table.concat(s)
 end
 
-function SHAPES.article(r, t, size)
-  t[#t + 1] = '<article lang="en"><title>' .. esc(words(r, 6)) .. '</title>'
-  local len = 0
-  local function section(depth)
-    local s = { '<section title="' .. esc(words(r, 3)) .. '">' }
-    for _ = 1, r(3) + 1 do
-      s[#s + 1] = '<para>' .. esc(words(r, 20 + r(30))) .. ' <em>' .. esc(words(r, 2))
-        .. '</em> ' .. esc(words(r, 10)) .. '</para>'
-    end
-    if depth < 3 then
-      for _ = 1, r(3) do s[#s + 1] = section(depth + 1) end
-    end
-    s[#s + 1] = '</section>'
-    return table.concat(s)
-  end
-  while len < size do
-    local s = section(1)
-    t[#t + 1] = s
-    len = len + #s
-  end
-  t[#t + 1] = '</article>'
-end
+SHAPES.article = { open = '<article lang="en">', close = '</article>',
+                   record = function(r) return section(r, 1) end }
 
-function SHAPES.inventory(r, t, size)
-  t[#t + 1] = '<inventory>'
-  local len, id = 0, 0
-  while len < size do
-    id = id + 1
-    local s = string.format('<warehouse id="w%d" city="%s"><aisle n="%d"><shelf n="%d">'
-      .. '<bin code="b%d" weight="%d" fragile="%s">%s</bin><bin code="b%d" weight="%d" fragile="%s">%s</bin>'
-      .. '</shelf></aisle></warehouse>', id, WORDS[r(26) + 1], r(40), r(12), r(9999), r(80),
-      r(2) == 0 and "yes" or "no", esc(words(r, 4)), r(9999), r(80), r(2) == 0 and "yes" or "no",
-      esc(words(r, 4)))
-    t[#t + 1] = s
-    len = len + #s
+SHAPES.inventory = { open = '<inventory>', close = '</inventory>', record = function(r, id)
+  local function bin()
+    return string.format('<bin code="b%d" weight="%d" fragile="%s">%s</bin>', r(9999), r(80),
+                         r(2) == 0 and "yes" or "no", esc(words(r, 4)))
   end
-  t[#t + 1] = '</inventory>'
-end
+  return string.format('<warehouse id="w%d" city="%s"><aisle n="%d"><shelf n="%d">', id,
+    WORDS[r(26) + 1], r(40), r(12)) .. bin() .. bin() .. '</shelf></aisle></warehouse>'
+end }
 
-function SHAPES.feed(r, t, size)
-  t[#t + 1] = '<feed><!-- generated -->'
-  local len, id = 0, 0
-  while len < size do
-    id = id + 1
-    local s = string.format('<entry id="e%d" score="%d"><author>%s</author><summary>%s</summary>'
-      .. '<link href="https://example.invalid/%d?a=1&amp;b=2"/></entry>', id, r(100),
-      esc(words(r, 2)), esc(words(r, 25 + r(25))), id)
-    t[#t + 1] = s
-    len = len + #s
-  end
-  t[#t + 1] = '</feed>'
-end
+SHAPES.feed = { open = '<feed><!-- generated -->', close = '</feed>', record = function(r, id)
+  return string.format('<entry id="e%d" score="%d"><author>%s</author><summary>%s</summary>'
+    .. '<link href="https://example.invalid/%d?a=1&amp;b=2"/></entry>', id, r(100),
+    esc(words(r, 2)), esc(words(r, 25 + r(25))), id)
+end }
 
 M.SHAPE_NAMES = { "catalog", "orders", "article", "inventory", "feed" }
 
@@ -134,7 +109,7 @@ function M.documents(quick)
   for i, shape in ipairs(M.SHAPE_NAMES) do
     for j, size in ipairs(sizes) do
       local t = { '<?xml version="1.0"?>' }
-      SHAPES[shape](rng(i * 7919 + j), t, size)
+      generate(SHAPES[shape], rng(i * 7919 + j), t, size)
       docs[#docs + 1] = { name = shape .. "-" .. size, xml = table.concat(t) }
     end
   end
