@@ -8,7 +8,7 @@
 /* Runs code in L; returns its string result, or the error message. */
 static const char *eval(lua_State *L, const char *code)
 {
-  luaL_dostring(L, code);
+  (void)luaL_dostring(L, code);
   return lua_tostring(L, -1);
 }
 

@@ -532,21 +532,12 @@ static const luaL_Reg buffer_meta[] = {
 
 /* ---- LuaJIT ---------------------------------------------------------------- */
 
-/* Entry points for lua/avxbuf/ffi.lua, which does the argument checks in Lua
- * so that LuaJIT compiles them and calls these through FFI function pointers. */
-static void ffi_copy(const avxbuf_state *st, void *d, const void *s, size_t n, int ov)
-{
-  avxbuf_pick_copy(&st->plan, n, (avxbuf_overlap)ov)->copy(d, s, n);
-}
-
-static void ffi_fill(const avxbuf_state *st, void *d, int c, size_t n)
-{
-  avxbuf_pick_fill(&st->plan, n)->fill(d, c, n);
-}
-
-/* Under LuaJIT, hands the module to require("avxbuf.ffi") with the state and
- * the entry points; avxbuf.ffi says whether that path is in use. Anything
- * missing (no FFI, the Lua file not installed) leaves the C functions. */
+/* Under LuaJIT, hands the module to require("avxbuf.ffi") with this state's
+ * plan and the string-instruction kernels, so that Lua code the JIT compiles
+ * can check the arguments, pick the kernel and call it through the FFI;
+ * avxbuf.ffi says whether that path is in use. Anything missing (no FFI, the
+ * Lua file not installed, a layout it does not recognise) leaves the C
+ * functions. */
 static void install_ffi_path(lua_State *L, avxbuf_state *st)
 {
   int on = 0;
@@ -560,9 +551,9 @@ static void install_ffi_path(lua_State *L, avxbuf_state *st)
     lua_call(L, 2, 2);
     if (lua_toboolean(L, -2) && lua_isfunction(L, -1)) {
       lua_pushvalue(L, -3);                       /* the module */
-      lua_pushlightuserdata(L, st);
-      lua_pushlightuserdata(L, (void *)ffi_copy);
-      lua_pushlightuserdata(L, (void *)ffi_fill);
+      lua_pushlightuserdata(L, &st->plan);
+      lua_pushlightuserdata(L, (void *)&avxbuf_k_rep_movsb);
+      lua_pushlightuserdata(L, (void *)&avxbuf_k_rep_stosb);
       on = lua_pcall(L, 4, 0, 0) == LUA_OK;
       if (!on) lua_pop(L, 1);                     /* the error: keep the C path */
       lua_pop(L, 1);

@@ -5,16 +5,27 @@
 -- Loaded by the C module under LuaJIT only (see install_ffi_path).
 local ffi = require "ffi"
 
+-- The layouts of src/kernels/kernels.h (avxbuf_kernel) and src/dispatch.h
+-- (avxbuf_family, avxbuf_plan); checked against avxbuf.kernel() at load.
 if not pcall(ffi.typeof, "avxbuf_buffer") then
   ffi.cdef [[
     typedef struct { size_t len; unsigned char *data; } avxbuf_buffer;
+    typedef struct {
+      const char *name;
+      void (*copy)(void *dst, const void *src, size_t n);
+      void (*fill)(void *dst, int byte, size_t n);
+    } avxbuf_kernel;
+    typedef struct { const avxbuf_kernel *k, *k_nt; } avxbuf_family;
+    typedef struct {
+      avxbuf_family copy_narrow, copy_wide, fill_narrow, fill_wide;
+      size_t wide_from, rep_movsb_from, rep_stosb_from;
+      size_t nontemporal_copy_from, nontemporal_fill_from;
+    } avxbuf_plan;
   ]]
 end
 
 local bufp = ffi.typeof("avxbuf_buffer *")
 local bytep = ffi.typeof("const unsigned char *")
-local copy_t = ffi.typeof("void (*)(const void *, void *, const void *, size_t, int)")
-local fill_t = ffi.typeof("void (*)(const void *, void *, int, size_t)")
 local cast, type, getmetatable, tonumber = ffi.cast, type, getmetatable, tonumber
 local OV_NONE, OV_FORWARD, OV_BACKWARD = 0, 1, 2
 
@@ -34,11 +45,33 @@ end
 
 local function whole(x) return type(x) == "number" and x % 1 == 0 end
 
-return function(avxbuf, state, copy_ptr, fill_ptr)
+return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr)
   local MT = getmetatable(avxbuf.new(0))
   local c_copy, c_zero, c_fill = avxbuf.copy, avxbuf.zero, avxbuf.fill
-  local kcopy, kfill = cast(copy_t, copy_ptr), cast(fill_t, fill_ptr)
-  state = cast("const void *", state)
+  local kernelp = ffi.typeof("const avxbuf_kernel *")
+  local plan = cast("const avxbuf_plan *", plan_ptr)
+  local rep_movsb, rep_stosb = cast(kernelp, rep_movsb_ptr), cast(kernelp, rep_stosb_ptr)
+
+  -- dispatch.h's avxbuf_pick_copy and avxbuf_pick_fill, read from the live
+  -- plan (configure() rewrites it in place).
+  local function pick_copy(n, ov)
+    local f = n >= plan.wide_from and plan.copy_wide or plan.copy_narrow
+    if n >= plan.nontemporal_copy_from and ov == OV_NONE then return f.k_nt end
+    if n >= plan.rep_movsb_from and ov ~= OV_BACKWARD then return rep_movsb end
+    return f.k
+  end
+  local function pick_fill(n)
+    local f = n >= plan.wide_from and plan.fill_wide or plan.fill_narrow
+    if n >= plan.nontemporal_fill_from then return f.k_nt end
+    if n >= plan.rep_stosb_from then return rep_stosb end
+    return f.k
+  end
+  for _, n in ipairs { 0, 1, 100, 5000, 2 ^ 20, 2 ^ 26, 2 ^ 34 } do
+    if ffi.string(pick_copy(n, OV_NONE).name) ~= avxbuf.kernel("copy", n)
+       or ffi.string(pick_fill(n).name) ~= avxbuf.kernel("fill", n) then
+      error("avxbuf.ffi: the plan layout does not match this avxbuf.so")
+    end
+  end
 
   -- true when done here; false to let the C function do it
   local function fast_copy(dst, di, src, si, n)
@@ -64,7 +97,7 @@ return function(avxbuf, state, copy_ptr, fill_ptr)
     if src == dst and di ~= si and math.abs(di - si) < n then
       ov = di > si and OV_BACKWARD or OV_FORWARD
     end
-    kcopy(state, d.data + (di - 1), sptr + (si - 1), n, ov)
+    pick_copy(n, ov).copy(d.data + (di - 1), sptr + (si - 1), n)
     return true
   end
 
@@ -75,7 +108,7 @@ return function(avxbuf, state, copy_ptr, fill_ptr)
     if i == nil then i = 1 end
     if n == nil and whole(i) then n = len - i + 1 end
     if not (whole(i) and whole(n) and i >= 1 and n >= 0 and i + n - 1 <= len) then return false end
-    kfill(state, b.data + (i - 1), byte, n)
+    pick_fill(n).fill(b.data + (i - 1), byte, n)
     return true
   end
 
