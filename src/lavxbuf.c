@@ -172,8 +172,7 @@ static int l_from(lua_State *L)
   buffer *src_buffer;
   const unsigned char *s = checkbytes(L, 1, &len, &src_buffer);
   size_t n = sub_range(L, 2, 0, len, &start);
-  buffer *b = newbuffer(L, n);
-  if (src_buffer) s = src_buffer->data;  /* newbuffer may have run the GC; buffers do not move */
+  buffer *b = newbuffer(L, n);   /* the source is anchored at index 1, and nothing moves */
   avxbuf_pick_copy(&STATE(L)->plan, n, OV_NONE)->copy(b->data, s + start, n);
   return 1;
 }
@@ -237,9 +236,8 @@ static int l_copy(lua_State *L)
   return 0;
 }
 
-static void fill_range(lua_State *L, int c, int arg_i)
+static void fill_range(lua_State *L, buffer *b, int c, int arg_i)
 {
-  buffer *b = checkbuffer(L, 1);
   size_t off = checkindex(L, arg_i, optint(L, arg_i, 1), b->len);
   size_t n = checkcount(L, arg_i + 1, off, b->len, "the buffer");
   avxbuf_pick_fill(&STATE(L)->plan, n)->fill(b->data + off, c, n);
@@ -248,15 +246,15 @@ static void fill_range(lua_State *L, int c, int arg_i)
 /* avxbuf.zero(buf [, i [, n]]) */
 static int l_zero(lua_State *L)
 {
-  fill_range(L, 0, 2);
+  fill_range(L, checkbuffer(L, 1), 0, 2);
   return 0;
 }
 
 /* avxbuf.fill(buf, byte [, i [, n]]) */
 static int l_fill(lua_State *L)
 {
-  checkbuffer(L, 1);
-  fill_range(L, checkbyte(L, 2), 3);
+  buffer *b = checkbuffer(L, 1);   /* argument 1 is checked before argument 2 */
+  fill_range(L, b, checkbyte(L, 2), 3);
   return 0;
 }
 
