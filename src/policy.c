@@ -36,7 +36,7 @@ static const struct rule {
     "glibc sysdeps/x86/cpu-features.c (Prefer_No_AVX512); Linux arch/x86/kernel/cpu/intel.c (PREFER_YMM)" },
   [R_NO_DROP] = { 3, 1, 0, "no-licence-drop",
     "512-bit instructions run here without a turbo licence drop",
-    "HotSpot vm_version_x86.cpp (AVX3Threshold 0 with SERIALIZE); AMD Zen 4/5 execute 512-bit as 2x256" },
+    "HotSpot vm_version_x86.cpp (AVX3Threshold 0 with SERIALIZE); glibc's Prefer_No_AVX512 covers Intel only" },
 };
 
 typedef struct {
