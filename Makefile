@@ -5,8 +5,11 @@
 # Any of lua5.1 lua5.2 lua5.3 lua5.4 luajit: `make test LUA=lua5.1` builds
 # against that interpreter's headers in build/lua5.1 and runs the suite there.
 LUA ?= lua5.4
-LUA_INC ?= $(shell pkg-config --cflags $(LUA))
-LUA_LIB ?= $(shell pkg-config --libs $(LUA))
+# (Debian's paths when pkg-config is not installed yet: `deps` installs it.)
+LUA_INC ?= $(shell pkg-config --cflags $(LUA) 2>/dev/null || \
+	echo -I/usr/include/$(if $(filter luajit,$(LUA)),luajit-2.1,$(LUA)))
+LUA_LIB ?= $(shell pkg-config --libs $(LUA) 2>/dev/null || \
+	echo -l$(if $(filter luajit,$(LUA)),luajit-5.1,$(LUA)))
 LUA_DEV = $(if $(filter luajit,$(LUA)),libluajit-5.1-dev,$(if $(filter lua5.1,$(LUA)),liblua5.1-0-dev,lib$(LUA)-dev))
 CC ?= cc
 CFLAGS ?= -O2 -g
