@@ -261,6 +261,13 @@ local function attrs_of(el, rename)
   return table.concat(t)
 end
 
+-- <tag attrs>, then go(k) for the contents, then </tag>.
+local function element(w, tag, attrs, go, k)
+  w:put('<' .. tag .. attrs .. '>')
+  go(k)
+  w:put('</' .. tag .. '>')
+end
+
 local function text_of(el)
   local t = {}
   local function walk(n)
@@ -290,12 +297,7 @@ TEMPLATES[1] = function(root, w)
   local function go(n)
     for _, k in ipairs(n.kids) do
       if type(k) == "string" then w:put(esc(k))
-      else
-        local tag = RENAME[k.tag] or k.tag
-        w:put('<' .. tag .. attrs_of(k, RENAME) .. '>')
-        go(k)
-        w:put('</' .. tag .. '>')
-      end
+      else element(w, RENAME[k.tag] or k.tag, attrs_of(k, RENAME), go, k) end
     end
   end
   go(root)
@@ -310,11 +312,7 @@ TEMPLATES[2] = function(root, w)
       local ka, kb = a.attrs[a.order[1] or ""] or "", b.attrs[b.order[1] or ""] or ""
       return ka < kb
     end)
-    for _, k in ipairs(kids) do
-      w:put('<' .. k.tag .. attrs_of(k) .. '>')
-      go(k)
-      w:put('</' .. k.tag .. '>')
-    end
+    for _, k in ipairs(kids) do element(w, k.tag, attrs_of(k), go, k) end
   end
   go(root)
 end
@@ -396,9 +394,7 @@ TEMPLATES[7] = function(root, w)
       elseif qty and qty < 3 then class = "scarce"
       elseif k.attrs.status == "cancelled" or k.attrs.fragile == "yes" then class = "attention"
       else class = "normal" end
-      w:put('<' .. k.tag .. ' class="' .. class .. '">')
-      go(k)
-      w:put('</' .. k.tag .. '>')
+      element(w, k.tag, ' class="' .. class .. '"', go, k)
     end
   end
   go(root)
