@@ -31,6 +31,8 @@ function TestCounters.test_software_event_really_counts()
   lu.assertTrue(v > 1e5, "task-clock counted " .. tostring(v) .. " ns for ~2e6 loop iterations")
   lu.assertTrue(r.time_enabled > 0 and r.time_running > 0)
   lu.assertEquals(type(r.multiplexed), "boolean")
+  -- after close, a group reads nothing and says so
+  lu.assertEquals(g:stop().events["task-clock"], { unavailable = "the group was closed" })
 end
 
 function TestCounters.test_unavailable_events_say_why_and_never_count_zero()

@@ -98,8 +98,12 @@ static group *checkgroup(lua_State *L)
 
 static void close_all(group *g)
 {
-  for (int i = 0; i < g->n; i++)
-    if (g->ev[i].fd >= 0) { close(g->ev[i].fd); g->ev[i].fd = -1; }
+  for (int i = 0; i < g->n; i++) {
+    if (g->ev[i].fd < 0) continue;
+    close(g->ev[i].fd);
+    g->ev[i].fd = -1;
+    snprintf(g->ev[i].why, sizeof g->ev[i].why, "the group was closed");
+  }
   g->leader = -1;
 }
 
