@@ -1,6 +1,6 @@
 /* Which vector width a processor should use by default, and why.
  *
- * Evidence (see ../shared/notes/facts.md, sections 1-2):
+ * Evidence (each rule below names its sources; README has the table):
  * - Intel family 6 model 0x55 (Skylake-SP/X, Cascade Lake, Cooper Lake):
  *   512-bit instructions drop the core's turbo licence, ~3.1 -> 2.7 GHz on a
  *   Cascade Lake stepping 7, costing 15% of SPECjvm2008 xml.transform; 256-bit
