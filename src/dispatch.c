@@ -105,7 +105,7 @@ void avxbuf_state_resolve(avxbuf_state *st)
   long long level = pick(st, K_USE_AVX, d->use_avx);
   if (level > m->cpu->max_use_avx && !(m->emulated && level == 3))
     level = m->cpu->max_use_avx;
-  long long width = level == 0 ? 16 : level < 3 ? 32 : 64;
+  long long width = avxbuf_level_width(level);
   long long mvs = pick(st, K_MAX_VECTOR_SIZE, width);
   int erms = m->cpu->has[F_ERMS];
 

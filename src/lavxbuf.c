@@ -378,7 +378,7 @@ static void push_decision(lua_State *L, const avxbuf_cpu *cpu, const avxbuf_defa
 {
   lua_pushinteger(L, d->use_avx);
   lua_setfield(L, -2, "use_avx");
-  lua_pushinteger(L, d->use_avx == 0 ? 16 : d->use_avx < 3 ? 32 : 64);
+  lua_pushinteger(L, avxbuf_level_width(d->use_avx));
   lua_setfield(L, -2, "max_vector_size");
   lua_pushboolean(L, d->vector_zeroing);
   lua_setfield(L, -2, "vector_zeroing");

@@ -137,7 +137,7 @@ static const char *limit_text(const avxbuf_cpu *cpu)
 static void thresholds(const avxbuf_cpu *cpu, avxbuf_defaults *out)
 {
   int intel_erms = cpu->has[F_ERMS] && cpu->vendor_id != V_AMD;
-  long long vec = out->use_avx >= 3 ? 64 : out->use_avx >= 1 ? 32 : 16;
+  long long vec = avxbuf_level_width(out->use_avx);
   out->rep_movsb_threshold = !intel_erms ? 0 : cpu->has[F_FSRM] ? 2112 : 2048 * (vec / 16);
   out->rep_stosb_threshold = intel_erms ? 2048 : 0;
   size_t llc = cpu->l3 ? cpu->l3 : cpu->l2;

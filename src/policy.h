@@ -19,4 +19,10 @@ typedef struct avxbuf_defaults {
 
 void avxbuf_policy(const avxbuf_cpu *cpu, avxbuf_defaults *out);
 
+/* The register width of a use_avx level: 0 SSE2 16, 1-2 AVX/AVX2 32, 3 AVX-512 64. */
+static inline int avxbuf_level_width(long long use_avx)
+{
+  return use_avx <= 0 ? 16 : use_avx < 3 ? 32 : 64;
+}
+
 #endif
