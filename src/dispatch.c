@@ -1,5 +1,6 @@
 #include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 #include "dispatch.h"
 
 #ifdef AVXBUF_EMULATE_AVX512
@@ -39,6 +40,43 @@ static const avxbuf_family
 #define FAMILY_NARROW fam_libc
 #define FAMILY_SSE2 fam_libc
 #endif
+
+const avxbuf_kernel *const avxbuf_kernel_list[] = {
+#ifdef AVXBUF_X86
+  &avxbuf_k_sse2, &avxbuf_k_sse2_nt, &avxbuf_k_avx, &avxbuf_k_avx_nt,
+  &avxbuf_k_avx2, &avxbuf_k_avx2_nt, &avxbuf_k_avx512_256, &avxbuf_k_avx512_256_nt,
+  &avxbuf_k_avx512, &avxbuf_k_avx512_nt, &avxbuf_k_rep_movsb, &avxbuf_k_rep_stosb,
+#endif
+  &avxbuf_k_libc, NULL
+};
+
+/* The vector features stand for their level, which also says whether the OS
+ * saves those registers (XCR0); the others are plain CPUID bits. */
+static int feature_present(const avxbuf_machine *m, const char *word, size_t len)
+{
+  static const struct { const char *word; int level; } levels[] = {
+    { "sse2", 0 }, { "avx", 1 }, { "avx2", 2 },
+    { "avx512f", 3 }, { "avx512bw", 3 }, { "avx512vl", 3 },
+  };
+  for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+    if (strlen(levels[i].word) == len && !memcmp(levels[i].word, word, len))
+      return m->cpu->x86 && (levels[i].level <= m->cpu->max_use_avx || (levels[i].level == 3 && m->emulated));
+  for (int f = 0; f < F_COUNT; f++)
+    if (strlen(avxbuf_feature_names[f]) == len && !memcmp(avxbuf_feature_names[f], word, len))
+      return m->cpu->has[f];
+  return 0;
+}
+
+int avxbuf_kernel_available(const avxbuf_kernel *k)
+{
+  const avxbuf_machine *m = avxbuf_machine_get();
+  for (const char *w = k->isa; *w; ) {
+    size_t len = strcspn(w, " ");
+    if (len && !feature_present(m, w, len)) return 0;
+    w += len + (w[len] == ' ');
+  }
+  return 1;
+}
 
 /* The family for a level and register width (width <= the level's). */
 static avxbuf_family family(long long use_avx, long long width)

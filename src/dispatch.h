@@ -18,6 +18,12 @@ typedef struct avxbuf_machine {
 
 const avxbuf_machine *avxbuf_machine_get(void);
 
+/* Every kernel this binary contains, NULL-terminated (avxbuf.kernels()). */
+extern const avxbuf_kernel *const avxbuf_kernel_list[];
+
+/* Whether this CPU and OS (or, for AVX-512, the emulation) can run k. */
+int avxbuf_kernel_available(const avxbuf_kernel *k);
+
 typedef struct avxbuf_family { const avxbuf_kernel *k, *k_nt; } avxbuf_family;
 
 /* Precomputed at configure time so the hot path is a few compares. A

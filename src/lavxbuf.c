@@ -273,6 +273,38 @@ static int l_kernel(lua_State *L)
   return 1;
 }
 
+/* avxbuf.kernels(): every kernel in this binary, what its code may execute
+ * (make audit checks the compiled instructions against these fields) and
+ * whether this CPU and OS can run it. */
+static int l_kernels(lua_State *L)
+{
+  lua_newtable(L);
+  for (int i = 0; avxbuf_kernel_list[i]; i++) {
+    const avxbuf_kernel *k = avxbuf_kernel_list[i];
+    lua_createtable(L, 0, 5);
+    lua_pushstring(L, k->name);
+    lua_setfield(L, -2, "name");
+    lua_newtable(L);
+    int n = 0;
+    for (const char *w = k->isa; *w; ) {
+      size_t len = strcspn(w, " ");
+      if (len) { lua_pushlstring(L, w, len); lua_rawseti(L, -2, ++n); }
+      w += len + (w[len] == ' ');
+    }
+    lua_setfield(L, -2, "isa");
+    if (k->vector_bits >= 0) {   /* absent: the C library decides */
+      lua_pushinteger(L, k->vector_bits);
+      lua_setfield(L, -2, "vector_bits");
+    }
+    lua_pushboolean(L, k->streaming);
+    lua_setfield(L, -2, "streaming");
+    lua_pushboolean(L, avxbuf_kernel_available(k));
+    lua_setfield(L, -2, "available");
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
 static void push_settings(lua_State *L, const avxbuf_settings *s)
 {
   lua_createtable(L, 0, K_COUNT);
@@ -510,7 +542,7 @@ static int l_decide(lua_State *L)
 static const luaL_Reg module_funcs[] = {
   { "new", l_new }, { "from", l_from },
   { "copy", l_copy }, { "zero", l_zero }, { "fill", l_fill },
-  { "kernel", l_kernel }, { "configure", l_configure }, { "config", l_config },
+  { "kernel", l_kernel }, { "kernels", l_kernels }, { "configure", l_configure }, { "config", l_config },
   { "reset", l_reset }, { "cpu", l_cpu }, { "decide", l_decide },
   { NULL, NULL }
 };

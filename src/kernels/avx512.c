@@ -19,14 +19,17 @@
 #include <immintrin.h>
 #define AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
 #endif
+#define AVX512_ISA "avx512f avx512bw avx512vl"
 
 #define KNAME avx512_256
 #define KTARGET AVX512_TARGET
+#define KISA AVX512_ISA
 #include "ymm.h"
 #include "vec_template.h"
 
 #define KNAME avx512
 #define KTARGET AVX512_TARGET
+#define KISA AVX512_ISA
 #define VEC_SIZE 64
 #define vec_t __m512i
 #define V_LOADU(p) _mm512_loadu_si512((const void *)(p))

@@ -8,20 +8,20 @@
 #include "kernels.h"
 #include "small.h"
 
-static void rep_movsb(void *d, const void *s, size_t n)
+static void rep_movsb_copy(void *d, const void *s, size_t n)
 {
   /* rep movsb runs forward; an overlap it would corrupt goes to memmove. */
   if (!forward_safe(d, s, n)) { memmove(d, s, n); return; }
   __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
 }
 
-static void rep_stosb(void *d, int c, size_t n)
+static void rep_stosb_fill(void *d, int c, size_t n)
 {
   __asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(c) : "memory");
 }
 
 /* Each serves one operation; the other slot is libc's, so that every kernel
  * is a complete pair. */
-const avxbuf_kernel avxbuf_k_rep_movsb = { "rep_movsb", rep_movsb, avxbuf_libc_fill };
-const avxbuf_kernel avxbuf_k_rep_stosb = { "rep_stosb", avxbuf_libc_copy, rep_stosb };
+const avxbuf_kernel avxbuf_k_rep_movsb = { "rep_movsb", rep_movsb_copy, avxbuf_libc_fill, "erms", 0, 0 };
+const avxbuf_kernel avxbuf_k_rep_stosb = { "rep_stosb", avxbuf_libc_copy, rep_stosb_fill, "erms", 0, 0 };
 #endif /* AVXBUF_X86 */

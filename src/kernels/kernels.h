@@ -9,10 +9,19 @@
 typedef void (*avxbuf_copy_fn)(void *dst, const void *src, size_t n);
 typedef void (*avxbuf_fill_fn)(void *dst, int byte, size_t n);
 
+/* A kernel called NAME has its code in functions NAME_copy and NAME_fill
+ * (each may be another kernel's, as rep_movsb's fill is libc's): `make
+ * audit` finds them by these names and checks their instructions against
+ * the three fields after the function pointers, which avxbuf.kernels()
+ * reports. */
 typedef struct avxbuf_kernel {
   const char *name;     /* as reported by avxbuf.kernel() */
   avxbuf_copy_fn copy;  /* memmove semantics: any overlap is safe */
   avxbuf_fill_fn fill;
+  const char *isa;      /* CPUID features it needs, space-separated; "" for none */
+  int vector_bits;      /* widest register its own code touches: 0, 128, 256, 512;
+                           -1 when the C library decides */
+  int streaming;        /* non-temporal stores for disjoint ranges, then sfence */
 } avxbuf_kernel;
 
 #ifdef AVXBUF_X86

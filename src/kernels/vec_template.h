@@ -3,6 +3,7 @@
  * defines, for one family:
  *   KNAME                 identifier: kernels avxbuf_k_KNAME and avxbuf_k_KNAME_nt
  *   KTARGET               function attribute enabling the ISA (or nothing)
+ *   KISA                  the CPUID features that ISA needs (avxbuf_kernel.isa)
  *   VEC_SIZE, vec_t       vector width in bytes and its type
  *   V_LOADU, V_STOREU, V_STOREA, V_STREAM, V_SET1
  *   COPY_LE_VEC, FILL_LE_VEC   handlers for n <= VEC_SIZE (the narrower family)
@@ -148,15 +149,18 @@ KTARGET AVXBUF_INLINE void KFN(_fill_impl)(void *dst, int byte, size_t n, int nt
 }
 
 KTARGET static void KFN(_copy)(void *d, const void *s, size_t n) { KFN(_copy_impl)(d, s, n, 0); }
-KTARGET static void KFN(_copy_nt)(void *d, const void *s, size_t n) { KFN(_copy_impl)(d, s, n, 1); }
+KTARGET static void KFN(_nt_copy)(void *d, const void *s, size_t n) { KFN(_copy_impl)(d, s, n, 1); }
 KTARGET static void KFN(_fill)(void *d, int c, size_t n) { KFN(_fill_impl)(d, c, n, 0); }
-KTARGET static void KFN(_fill_nt)(void *d, int c, size_t n) { KFN(_fill_impl)(d, c, n, 1); }
+KTARGET static void KFN(_nt_fill)(void *d, int c, size_t n) { KFN(_fill_impl)(d, c, n, 1); }
 
-const avxbuf_kernel KCAT(avxbuf_k_, KNAME) = { KSTR(KNAME), KFN(_copy), KFN(_fill) };
-const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = { KSTR(KNAME) "_nt", KFN(_copy_nt), KFN(_fill_nt) };
+const avxbuf_kernel KCAT(avxbuf_k_, KNAME) = {
+  KSTR(KNAME), KFN(_copy), KFN(_fill), KISA, 8 * VEC_SIZE, 0 };
+const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
+  KSTR(KNAME) "_nt", KFN(_nt_copy), KFN(_nt_fill), KISA, 8 * VEC_SIZE, 1 };
 
 #undef KNAME
 #undef KTARGET
+#undef KISA
 #undef VEC_SIZE
 #undef vec_t
 #undef V_LOADU
