@@ -14,15 +14,22 @@
 /* SIMDe 0.7.4 has no _mm512_stream_si512: an aligned store stands in (it
  * keeps the alignment requirement, which vec_template.h checks). */
 #define _mm512_stream_si512(p, v) simde_mm512_store_si512(p, v)
+/* Nor _mm256_zeroupper: emulated registers have no upper state to clean. */
+#define _mm256_zeroupper() ((void)0)
 #define AVX512_TARGET
+#define AVX512_TARGET_256
 #else
 #include <immintrin.h>
 #define AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
+#define AVX512_TARGET_256 __attribute__((target("avx512f,avx512bw,avx512vl,tune=skylake-avx512")))
 #endif
-#define AVX512_ISA "avx512f avx512bw avx512vl"
+#define AVX512_ISA AVXBUF_ISA("avx512f", "avx512bw", "avx512vl")
 
+/* Tuned for Skylake-SP, which prefers 256-bit vectors: without it, clang 14
+ * merges adjacent ymm moves into zmm ones in functions that may use
+ * AVX-512F, and this family would run 512-bit instructions (make audit). */
 #define KNAME avx512_256
-#define KTARGET AVX512_TARGET
+#define KTARGET AVX512_TARGET_256
 #define KISA AVX512_ISA
 #include "ymm.h"
 #include "vec_template.h"

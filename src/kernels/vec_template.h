@@ -16,7 +16,10 @@
  *             loaded first and stored last, unaligned.
  *   _nt       the forward loop with streaming stores and an sfence, taken
  *             only when the ranges are disjoint (a stream bypasses the cache,
- *             which pays only past the last-level cache: dispatch decides). */
+ *             which pays only past the last-level cache: dispatch decides).
+ * The temporal and the streaming kernel are two instantiations of
+ * vec_variant.h, not one function with a flag: clang 14 merged an
+ * `if (nt) stream else store` pair into plain stores (make audit found it). */
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,6 +38,24 @@
 #define KCHECK_ALIGNED(p) do { if ((uintptr_t)(p) & (VEC_SIZE - 1)) abort(); } while (0)
 #else
 #define KCHECK_ALIGNED(p) ((void)0)
+#endif
+
+/* Sizes up to KCLEAN_MAX are moved without any register wider than 128
+ * bits, so they return without vzeroupper; every other path of a 256- or
+ * 512-bit kernel ends in one. The compilers insert it themselves only when
+ * optimising (GCC 12 at -O0, -O1 and -Os did not: make audit), and a dirty
+ * upper state slows the SSE code that runs next and, on Skylake-SP, can keep
+ * the core from returning to licence 0. */
+#if VEC_SIZE == 16
+#define KCLEAN_MAX 16
+#define KCOPY_CLEAN copy_le16
+#define KFILL_CLEAN fill_le16
+#define KZEROUPPER() ((void)0)
+#else
+#define KCLEAN_MAX 32
+#define KCOPY_CLEAN copy_le32
+#define KFILL_CLEAN fill_le32
+#define KZEROUPPER() _mm256_zeroupper()
 #endif
 
 #define V4_LOAD(q, a, b, c, e) do { \
@@ -60,28 +81,26 @@ KTARGET AVXBUF_INLINE void KFN(_fill_le2v)(unsigned char *d, int c, size_t n)
   V_STOREU(d + n - VEC_SIZE, v);
 }
 
-/* n > 8V. nt is a constant at each call site, so each caller gets its own
- * loop. */
-KTARGET AVXBUF_INLINE void KFN(_copy_forward)(unsigned char *d, const unsigned char *s,
-                                              size_t n, int nt)
+/* n <= 8V, any overlap: every load before the first store. */
+KTARGET AVXBUF_INLINE void KFN(_copy_le8v)(unsigned char *d, const unsigned char *s, size_t n)
 {
-  vec_t head = V_LOADU(s), t0, t1, t2, t3, a, b, c, e;
-  V4_LOAD(s + n - 4 * VEC_SIZE, t0, t1, t2, t3);
-  unsigned char *end = d + n;
-  size_t skew = VEC_SIZE - ((uintptr_t)d & (VEC_SIZE - 1));
-  unsigned char *p = d + skew;
-  const unsigned char *q = s + skew;
-  for (; p < end - 4 * VEC_SIZE; p += 4 * VEC_SIZE, q += 4 * VEC_SIZE) {
-    KCHECK_ALIGNED(p);
-    V4_LOAD(q, a, b, c, e);
-    if (nt) V4_STORE(V_STREAM, p, a, b, c, e);
-    else V4_STORE(V_STOREA, p, a, b, c, e);
+  vec_t a, b, c, e, f, g, h, i;
+  if (n <= 2 * VEC_SIZE) {
+    KFN(_copy_le2v)(d, s, n);
+  } else if (n <= 4 * VEC_SIZE) {
+    a = V_LOADU(s); b = V_LOADU(s + VEC_SIZE);
+    c = V_LOADU(s + n - 2 * VEC_SIZE); e = V_LOADU(s + n - VEC_SIZE);
+    V_STOREU(d, a); V_STOREU(d + VEC_SIZE, b);
+    V_STOREU(d + n - 2 * VEC_SIZE, c); V_STOREU(d + n - VEC_SIZE, e);
+  } else {
+    V4_LOAD(s, a, b, c, e);
+    V4_LOAD(s + n - 4 * VEC_SIZE, f, g, h, i);
+    V4_STORE(V_STOREU, d, a, b, c, e);
+    V4_STORE(V_STOREU, d + n - 4 * VEC_SIZE, f, g, h, i);
   }
-  if (nt) _mm_sfence();  /* order the weakly-ordered streams before later stores */
-  V4_STORE(V_STOREU, end - 4 * VEC_SIZE, t0, t1, t2, t3);
-  V_STOREU(d, head);
 }
 
+/* n > 8V with dst inside (src, src + n): descending, aligned stores. */
 KTARGET AVXBUF_INLINE void KFN(_copy_backward)(unsigned char *d, const unsigned char *s, size_t n)
 {
   vec_t tail = V_LOADU(s + n - VEC_SIZE), h0, h1, h2, h3, a, b, c, e;
@@ -100,58 +119,10 @@ KTARGET AVXBUF_INLINE void KFN(_copy_backward)(unsigned char *d, const unsigned 
   V_STOREU(end - VEC_SIZE, tail);
 }
 
-KTARGET AVXBUF_INLINE void KFN(_copy_impl)(void *dst, const void *src, size_t n, int nt)
-{
-  unsigned char *d = dst;
-  const unsigned char *s = src;
-  vec_t a, b, c, e, f, g, h, i;
-  if (n <= 2 * VEC_SIZE) {
-    KFN(_copy_le2v)(d, s, n);
-  } else if (n <= 4 * VEC_SIZE) {
-    a = V_LOADU(s); b = V_LOADU(s + VEC_SIZE);
-    c = V_LOADU(s + n - 2 * VEC_SIZE); e = V_LOADU(s + n - VEC_SIZE);
-    V_STOREU(d, a); V_STOREU(d + VEC_SIZE, b);
-    V_STOREU(d + n - 2 * VEC_SIZE, c); V_STOREU(d + n - VEC_SIZE, e);
-  } else if (n <= 8 * VEC_SIZE) {
-    V4_LOAD(s, a, b, c, e);
-    V4_LOAD(s + n - 4 * VEC_SIZE, f, g, h, i);
-    V4_STORE(V_STOREU, d, a, b, c, e);
-    V4_STORE(V_STOREU, d + n - 4 * VEC_SIZE, f, g, h, i);
-  } else if (!forward_safe(d, s, n)) {
-    KFN(_copy_backward)(d, s, n);
-  } else if (nt && disjoint(d, s, n)) {
-    KFN(_copy_forward)(d, s, n, 1);
-  } else {
-    KFN(_copy_forward)(d, s, n, 0);
-  }
-}
-
-KTARGET AVXBUF_INLINE void KFN(_fill_impl)(void *dst, int byte, size_t n, int nt)
-{
-  unsigned char *d = dst;
-  if (n <= 2 * VEC_SIZE) { KFN(_fill_le2v)(d, byte, n); return; }
-  vec_t v = V_SET1(byte);
-  unsigned char *end = d + n;
-  if (n <= 4 * VEC_SIZE) {
-    V_STOREU(d, v); V_STOREU(d + VEC_SIZE, v);
-    V_STOREU(end - 2 * VEC_SIZE, v); V_STOREU(end - VEC_SIZE, v);
-    return;
-  }
-  V_STOREU(d, v);
-  unsigned char *p = d + VEC_SIZE - ((uintptr_t)d & (VEC_SIZE - 1));
-  for (; p < end - 4 * VEC_SIZE; p += 4 * VEC_SIZE) {
-    KCHECK_ALIGNED(p);
-    if (nt) V4_STORE(V_STREAM, p, v, v, v, v);
-    else V4_STORE(V_STOREA, p, v, v, v, v);
-  }
-  if (nt) _mm_sfence();
-  V4_STORE(V_STOREU, end - 4 * VEC_SIZE, v, v, v, v);
-}
-
-KTARGET static void KFN(_copy)(void *d, const void *s, size_t n) { KFN(_copy_impl)(d, s, n, 0); }
-KTARGET static void KFN(_nt_copy)(void *d, const void *s, size_t n) { KFN(_copy_impl)(d, s, n, 1); }
-KTARGET static void KFN(_fill)(void *d, int c, size_t n) { KFN(_fill_impl)(d, c, n, 0); }
-KTARGET static void KFN(_nt_fill)(void *d, int c, size_t n) { KFN(_fill_impl)(d, c, n, 1); }
+#define KSTREAM 0
+#include "vec_variant.h"
+#define KSTREAM 1
+#include "vec_variant.h"
 
 const avxbuf_kernel KCAT(avxbuf_k_, KNAME) = {
   KSTR(KNAME), KFN(_copy), KFN(_fill), KISA, 8 * VEC_SIZE, 0 };
@@ -171,3 +142,7 @@ const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
 #undef COPY_LE_VEC
 #undef FILL_LE_VEC
 #undef KCHECK_ALIGNED
+#undef KCLEAN_MAX
+#undef KCOPY_CLEAN
+#undef KFILL_CLEAN
+#undef KZEROUPPER

@@ -1,0 +1,81 @@
+/* One kernel of a family, included twice by vec_template.h: the temporal
+ * one (KSTREAM 0: KNAME_copy, KNAME_fill) and the streaming one (KSTREAM 1:
+ * KNAME_nt_copy, KNAME_nt_fill). Only the loops over whole aligned blocks
+ * differ; the streaming copy takes its loop only for disjoint ranges. */
+
+#if KSTREAM
+#define KV(suffix) KFN(KCAT(_nt, suffix))
+#define KV_STORE V_STREAM
+/* Streams are weakly ordered: fence them before any later store. */
+#define KV_FENCE() _mm_sfence()
+#else
+#define KV(suffix) KFN(suffix)
+#define KV_STORE V_STOREA
+#define KV_FENCE() ((void)0)
+#endif
+
+/* n > 8V, dst not inside (src, src + n). */
+KTARGET AVXBUF_INLINE void KV(_copy_forward)(unsigned char *d, const unsigned char *s, size_t n)
+{
+  vec_t head = V_LOADU(s), t0, t1, t2, t3, a, b, c, e;
+  V4_LOAD(s + n - 4 * VEC_SIZE, t0, t1, t2, t3);
+  unsigned char *end = d + n;
+  size_t skew = VEC_SIZE - ((uintptr_t)d & (VEC_SIZE - 1));
+  unsigned char *p = d + skew;
+  const unsigned char *q = s + skew;
+  for (; p < end - 4 * VEC_SIZE; p += 4 * VEC_SIZE, q += 4 * VEC_SIZE) {
+    KCHECK_ALIGNED(p);
+    V4_LOAD(q, a, b, c, e);
+    V4_STORE(KV_STORE, p, a, b, c, e);
+  }
+  KV_FENCE();
+  V4_STORE(V_STOREU, end - 4 * VEC_SIZE, t0, t1, t2, t3);
+  V_STOREU(d, head);
+}
+
+KTARGET static void KV(_copy)(void *dst, const void *src, size_t n)
+{
+  unsigned char *d = dst;
+  const unsigned char *s = src;
+  if (n <= KCLEAN_MAX) { KCOPY_CLEAN(d, s, n); return; }
+  if (n <= 8 * VEC_SIZE) KFN(_copy_le8v)(d, s, n);
+  else if (!forward_safe(d, s, n)) KFN(_copy_backward)(d, s, n);
+#if KSTREAM
+  else if (disjoint(d, s, n)) KV(_copy_forward)(d, s, n);
+  else KFN(_copy_forward)(d, s, n);   /* overlapping: the temporal loop */
+#else
+  else KV(_copy_forward)(d, s, n);
+#endif
+  KZEROUPPER();
+}
+
+KTARGET static void KV(_fill)(void *dst, int byte, size_t n)
+{
+  unsigned char *d = dst;
+  if (n <= KCLEAN_MAX) { KFILL_CLEAN(d, byte, n); return; }
+  if (n <= 2 * VEC_SIZE) {
+    KFN(_fill_le2v)(d, byte, n);
+  } else {
+    vec_t v = V_SET1(byte);
+    unsigned char *end = d + n;
+    if (n <= 4 * VEC_SIZE) {
+      V_STOREU(d, v); V_STOREU(d + VEC_SIZE, v);
+      V_STOREU(end - 2 * VEC_SIZE, v); V_STOREU(end - VEC_SIZE, v);
+    } else {
+      V_STOREU(d, v);
+      unsigned char *p = d + VEC_SIZE - ((uintptr_t)d & (VEC_SIZE - 1));
+      for (; p < end - 4 * VEC_SIZE; p += 4 * VEC_SIZE) {
+        KCHECK_ALIGNED(p);
+        V4_STORE(KV_STORE, p, v, v, v, v);
+      }
+      KV_FENCE();
+      V4_STORE(V_STOREU, end - 4 * VEC_SIZE, v, v, v, v);
+    }
+  }
+  KZEROUPPER();
+}
+
+#undef KV
+#undef KV_STORE
+#undef KV_FENCE
+#undef KSTREAM
