@@ -19,7 +19,7 @@ SAN ?=
 # C11 plus POSIX; ISA code is enabled per function (target attributes), so
 # every file gets the same flags, as LuaRocks' builtin build requires.
 AVXBUF_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden \
-	-Wall -Wextra -Wno-psabi $(LUA_INC) $(SAN)
+	-Wall -Wextra -Werror=implicit-function-declaration -Wno-psabi $(LUA_INC) $(SAN)
 EMUL_CFLAGS = -DAVXBUF_EMULATE_AVX512 -DAVXBUF_CHECK_ALIGNMENT
 LDFLAGS_SO = -shared -pthread $(SAN)
 
@@ -36,7 +36,7 @@ MODULES = $(NATIVE) $(BUILD)/emul/avxbuf.so $(BUILD)/emul/avxbuf/counters.so
 DEBIAN_PACKAGES = $(LUA) $(LUA_DEV) lua-unit libsimde-dev lua-argparse lua-cjson pkg-config gcc make
 HARDENING_PACKAGES = clang libclang-rt-14-dev valgrind
 
-.PHONY: all modules native deps deps-hardening test test-versions test-aarch64 bench sweep sanitize valgrind fuzz threads hardening lint clean
+.PHONY: all modules native deps deps-hardening test test-versions test-aarch64 bench sweep sanitize valgrind fuzz threads hardening lint audit clean
 
 all: modules $(BUILD)/two_states
 
@@ -133,7 +133,7 @@ test-aarch64: deps
 SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 sanitize: deps-hardening
 	@$(MAKE) --no-print-directory all BUILD=build/asan SAN="$(SANITIZE)"
-	LD_PRELOAD=$$($(CC) -print-file-name=libasan.so) \
+	LD_PRELOAD=$$($(CC) -print-file-name=libasan.so) AVXBUF_SPEC_SANITIZED=1 \
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(LUA) spec/run.lua build/asan build/asan/emul
 
@@ -191,10 +191,37 @@ threads: deps-hardening
 
 hardening: sanitize valgrind fuzz threads
 
+# ---- instruction audit -------------------------------------------------------
+
+# What avxbuf promises about instructions, checked on the compiled code
+# (tools/audit.lua): the module built by GCC and clang at every optimisation
+# level, and by LuaRocks' builtin build (one set of flags for every file).
+# The emulated build answers which kernels vector_zeroing=false picks at
+# use_avx=3.
+AUDIT_COMPILERS = gcc clang
+AUDIT_LEVELS = -O0 -O1 -O2 -O3 -Os
+audit: deps
+	$(call install_missing,clang binutils luarocks)
+	@$(MAKE) --no-print-directory modules
+	@set -e; for cc in $(AUDIT_COMPILERS); do for o in $(AUDIT_LEVELS); do \
+	  d=build/audit/$$cc$$o; \
+	  $(MAKE) --no-print-directory -s native BUILD=$$d CC=$$cc CFLAGS="$$o -g"; \
+	  $(LUA) tools/audit.lua --label "$$cc $$o" --select $(BUILD)/emul/avxbuf.so --select $$d/avxbuf.so \
+	    $$d/avxbuf.so $$d/avxbuf/counters.so || fail=1; \
+	done; done; \
+	rm -rf build/audit/luarocks; \
+	luarocks --lua-version 5.4 make --tree build/audit/luarocks avxbuf-scm-1.rockspec >build/audit/luarocks.log 2>&1 \
+	  || { cat build/audit/luarocks.log; exit 1; }; \
+	d=build/audit/luarocks/lib/lua/5.4; \
+	$(LUA) tools/audit.lua --label "luarocks builtin" --select $(BUILD)/emul/avxbuf.so --select $$d/avxbuf.so \
+	  $$d/avxbuf.so $$d/avxbuf/counters.so || fail=1; \
+	$(LUA) tools/audit_planted.lua || fail=1; \
+	exit $${fail:-0}
+
 # luacheck (.luacheckrc) on the Lua code, cppcheck on the C code.
 lint:
 	$(call install_missing,lua-check cppcheck)
-	luacheck -q lua bench spec
+	luacheck -q lua bench spec tools
 	cppcheck --quiet --enable=warning,style,performance,portability --std=c11 -I src \
 	  --suppress=missingIncludeSystem --error-exitcode=1 src fuzz spec/two_states.c spec/threads.c spec/runner.c
 

@@ -77,21 +77,24 @@ function M.use(knobs)
 end
 
 -- POSIX shell quoting: anything inside single quotes is literal.
-local function sh(s)
+function M.sh(s)
   return "'" .. s:gsub("'", "'\\''") .. "'"
 end
 
--- Runs `lua5.4 -e code` with the same flavour and environment additions;
--- returns stdout and stderr joined, and the exit status.
+-- Runs a shell command; returns stdout and stderr joined, and the exit status.
+function M.shell(cmd)
+  local out = io.popen(cmd .. " 2>&1; echo \"exit $?\""):read("*a")
+  local status = tonumber(out:match("exit (%d+)\n$"))
+  return (out:gsub("exit %d+\n$", "")), status
+end
+
+-- Runs `lua5.4 -e code` with the same flavour and environment additions.
 function M.run_child(env, code)
   local prefix = {}
-  for k, v in pairs(env) do prefix[#prefix + 1] = k .. "=" .. sh(v) end
+  for k, v in pairs(env) do prefix[#prefix + 1] = k .. "=" .. M.sh(v) end
   local cpath = package.cpath:match("^[^;]*") .. ";;"
-  local cmd = string.format("%s LUA_CPATH=%s %s -e %s 2>&1; echo \"exit $?\"",
-                            table.concat(prefix, " "), sh(cpath), sh(arg[-1] or "lua5.4"), sh(code))
-  local out = io.popen(cmd):read("*a")
-  local status = tonumber(out:match("exit (%d+)\n$"))
-  return out:gsub("exit %d+\n$", ""), status
+  return M.shell(string.format("%s LUA_CPATH=%s %s -e %s", table.concat(prefix, " "), M.sh(cpath),
+                               M.sh(arg[-1] or "lua5.4"), M.sh(code)))
 end
 
 return M

@@ -50,30 +50,39 @@ const avxbuf_kernel *const avxbuf_kernel_list[] = {
   &avxbuf_k_libc, NULL
 };
 
-/* The vector features stand for their level, which also says whether the OS
- * saves those registers (XCR0); the others are plain CPUID bits. */
-static int feature_present(const avxbuf_machine *m, const char *word, size_t len)
+/* The use_avx level a feature of a kernel's isa stands for, or -1. */
+static int word_level(const char *w)
 {
   static const struct { const char *word; int level; } levels[] = {
     { "sse2", 0 }, { "avx", 1 }, { "avx2", 2 },
     { "avx512f", 3 }, { "avx512bw", 3 }, { "avx512vl", 3 },
   };
   for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
-    if (strlen(levels[i].word) == len && !memcmp(levels[i].word, word, len))
-      return m->cpu->x86 && (levels[i].level <= m->cpu->max_use_avx || (levels[i].level == 3 && m->emulated));
-  for (int f = 0; f < F_COUNT; f++)
-    if (strlen(avxbuf_feature_names[f]) == len && !memcmp(avxbuf_feature_names[f], word, len))
-      return m->cpu->has[f];
-  return 0;
+    if (!strcmp(levels[i].word, w)) return levels[i].level;
+  return -1;
+}
+
+int avxbuf_kernel_level(const avxbuf_kernel *k)
+{
+  int level = -1;
+  for (const char *const *w = k->isa; *w; w++) {
+    int l = word_level(*w);
+    if (l > level) level = l;
+  }
+  return level;
 }
 
 int avxbuf_kernel_available(const avxbuf_kernel *k)
 {
   const avxbuf_machine *m = avxbuf_machine_get();
-  for (const char *w = k->isa; *w; ) {
-    size_t len = strcspn(w, " ");
-    if (len && !feature_present(m, w, len)) return 0;
-    w += len + (w[len] == ' ');
+  int level = avxbuf_kernel_level(k);
+  /* max_use_avx also says whether the OS saves those registers (XCR0). */
+  if (level > m->cpu->max_use_avx && !(level == 3 && m->emulated)) return 0;
+  for (const char *const *w = k->isa; *w; w++) {
+    if (word_level(*w) >= 0) continue;
+    int f = 0;
+    while (f < F_COUNT && strcmp(avxbuf_feature_names[f], *w)) f++;
+    if (f == F_COUNT || !m->cpu->has[f]) return 0;
   }
   return 1;
 }

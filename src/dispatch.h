@@ -21,6 +21,9 @@ const avxbuf_machine *avxbuf_machine_get(void);
 /* Every kernel this binary contains, NULL-terminated (avxbuf.kernels()). */
 extern const avxbuf_kernel *const avxbuf_kernel_list[];
 
+/* The use_avx level whose family k belongs to (its widest vector ISA), or
+ * -1 for the string-instruction and C library kernels. */
+int avxbuf_kernel_level(const avxbuf_kernel *k);
 /* Whether this CPU and OS (or, for AVX-512, the emulation) can run k. */
 int avxbuf_kernel_available(const avxbuf_kernel *k);
 

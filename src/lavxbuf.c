@@ -285,16 +285,18 @@ static int l_kernels(lua_State *L)
     lua_pushstring(L, k->name);
     lua_setfield(L, -2, "name");
     lua_newtable(L);
-    int n = 0;
-    for (const char *w = k->isa; *w; ) {
-      size_t len = strcspn(w, " ");
-      if (len) { lua_pushlstring(L, w, len); lua_rawseti(L, -2, ++n); }
-      w += len + (w[len] == ' ');
+    for (int w = 0; k->isa[w]; w++) {
+      lua_pushstring(L, k->isa[w]);
+      lua_rawseti(L, -2, w + 1);
     }
     lua_setfield(L, -2, "isa");
     if (k->vector_bits >= 0) {   /* absent: the C library decides */
       lua_pushinteger(L, k->vector_bits);
       lua_setfield(L, -2, "vector_bits");
+    }
+    if (avxbuf_kernel_level(k) >= 0) {   /* absent: not a vector family */
+      lua_pushinteger(L, avxbuf_kernel_level(k));
+      lua_setfield(L, -2, "use_avx");
     }
     lua_pushboolean(L, k->streaming);
     lua_setfield(L, -2, "streaming");
@@ -507,7 +509,7 @@ static int l_decide(lua_State *L)
   luaL_checktype(L, 1, LUA_TTABLE);
   int t = lua_getfield(L, 1, "vendor");
   if (t != LUA_TNIL) {
-    size_t len;
+    size_t len = 0;
     const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
     if (v == NULL || len > 12)
       luaL_argerror(L, 1, "field 'vendor' must be a string of at most 12 characters");

@@ -169,7 +169,7 @@ local CLASS_TEXT = {
 
 local function sh(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
--- {name = {start, insns = {...}}}, in address order as a list too.
+-- The functions of a file, in address order: {name, insns = {...}}.
 local function disassemble(file)
   local p = assert(io.popen("objdump -d -r -w " .. sh(file) .. " 2>&1"))
   local out = p:read("a")
@@ -177,13 +177,11 @@ local function disassemble(file)
   if not ok or not out:find("Disassembly of section") then
     error("objdump failed on " .. file .. ":\n" .. out:sub(1, 400), 0)
   end
-  local funcs, order, cur = {}, {}, nil
-  local last
+  local order, cur, last = {}, nil, nil
   for line in out:gmatch("[^\n]+") do
     local start, name = line:match("^(%x+) <(.-)>:$")
     if start then
-      cur = { name = name, start = tonumber(start, 16), insns = {} }
-      funcs[name] = cur
+      cur = { name = name, insns = {} }
       order[#order + 1] = cur
       last = nil
     elseif cur then
@@ -192,12 +190,12 @@ local function disassemble(file)
         last = decode(tonumber(addr, 16), bytes, text)
         cur.insns[#cur.insns + 1] = last
       elseif last and line:match("^%s*%x+: R_X86_64_") then
-        -- a relocated operand (relocatable objects): a branch's target is not known here
-        if last.flow == "jmp" or last.flow == "jcc" then last.target = nil; last.external = true end
+        -- a relocated operand (relocatable objects): the branch leaves for an unknown target
+        last.target = nil
       end
     end
   end
-  return funcs, order
+  return order
 end
 
 ---------------------------------------------------------------------------
@@ -278,8 +276,8 @@ end
 local violations, checked_functions, checked_kernels = {}, 0, 0
 
 local function violation(file, fname, ins, rule, why)
-  violations[#violations + 1] = string.format("%s: %s at 0x%x: %s: %s -- %s",
-    file, fname, ins and ins.addr or 0, rule, ins and ins.text or "-", why)
+  violations[#violations + 1] = string.format("%s: %s at %s: %s: %s -- %s", file, fname,
+    ins and string.format("0x%x", ins.addr) or "-", rule, ins and ins.text or "-", why)
 end
 
 local function touches_wide(ins) return ins.width >= 256 end
@@ -288,11 +286,15 @@ local function is_nt(ins) return NT_STORES[ins.mnemonic] == true end
 local function is_sfence(ins) return ins.mnemonic == "sfence" or ins.mnemonic == "mfence" end
 
 -- Widest register, streaming stores and ISA use of a list of functions.
-local function scan(file, funcs, allowed, limit_bits, what)
+local function scan(file, funcs, allowed, limit_bits, what, mnemonics)
   local widest, nt = 0, false
   for _, f in ipairs(funcs) do
     for _, ins in ipairs(f.insns) do
       if ins.width > widest then widest = ins.width end
+      if mnemonics and (ins.width > 0 or ins.enc ~= "legacy" or is_nt(ins) or is_sfence(ins)
+                        or ins.text:match("^rep")) then
+        mnemonics[(ins.text:match("^rep%S* %S+") or ins.mnemonic)] = true
+      end
       if is_nt(ins) then nt = true end
       local class = isa_class(ins)
       if class and not allowed[class] then
@@ -313,8 +315,8 @@ end
 local function check_paths(file, group)
   -- a callee must not start with a dirty upper state
   paths(group, touches_wide, is_vzeroupper, true, function(exit, witness)
-    violation(file, group[1].name, exit, "upper",
-              string.format("reached with the upper state dirty (by the instruction at 0x%x) and no vzeroupper", witness))
+    violation(file, group[1].name, exit, "upper", string.format(
+      "reached with the upper state dirty (by the instruction at 0x%x) and no vzeroupper", witness))
   end)
   -- streams must be fenced before the kernel returns; a call (clang -O0
   -- copies vector temporaries with memcpy) comes back before that
@@ -344,8 +346,8 @@ local function zeroing_kernels(select_paths)
         for _, op in ipairs { "zero", "fill" } do
           for _, n in ipairs(sizes) do
             local name = avxbuf.kernel(op, n)
-            picked[name] = picked[name] or string.format("%s of %d bytes at use_avx=%d max_vector_size=%d (%s)",
-                                                         op, n, cfg.use_avx, cfg.max_vector_size, path)
+            picked[name] = picked[name] or string.format(
+              "%s of %d bytes at use_avx=%d max_vector_size=%d (%s)", op, n, cfg.use_avx, cfg.max_vector_size, path)
           end
         end
       end
@@ -362,7 +364,7 @@ local zeroing = zeroing_kernels(select_paths)
 local report_lines = {}
 
 for _, file in ipairs(args.files) do
-  local funcs, order = disassemble(file)
+  local order = disassemble(file)
   -- group kernel functions: "<kernel>_<op>" -> list of functions
   local groups, in_kernel = {}, {}
   for _, f in ipairs(order) do
@@ -372,8 +374,9 @@ for _, file in ipairs(args.files) do
   end
   for _, k in ipairs(kernel_list) do
     local allowed = allowance(k.isa)
-    local what = string.format("kernel %s (isa: %s)", k.name, #k.isa > 0 and table.concat(k.isa, " ") or "none")
-    local widest, nt, found = 0, false, {}
+    local what = string.format("kernel %s (isa: %s)", k.name,
+                               #k.isa > 0 and table.concat(k.isa, " ") or "none")
+    local widest, nt, found, mnemonics = 0, false, {}, {}
     for _, op in ipairs { "copy", "fill" } do
       local group = groups[k.name .. "_" .. op]
       if group then
@@ -382,17 +385,20 @@ for _, file in ipairs(args.files) do
         for _, f in ipairs(group) do in_kernel[f] = true end
         found[#found + 1] = group[1].name
         checked_functions = checked_functions + #group
-        local w, has_nt = scan(file, group, allowed, k.vector_bits ~= nil and math.max(k.vector_bits, 128) or 128, what)
+        local w, has_nt = scan(file, group, allowed, k.vector_bits ~= nil and math.max(k.vector_bits, 128) or 128,
+                               what, mnemonics)
         if w > widest then widest = w end
         nt = nt or has_nt
         check_paths(file, group)
-        if k.streaming and not has_nt and k.vector_bits and k.vector_bits > 0 then
+        if k.streaming and not has_nt then
           violation(file, group[1].name, group[1].insns[1], "streaming",
                     "a streaming kernel's entry point without any non-temporal store")
         elseif not k.streaming and has_nt then
           for _, f in ipairs(group) do
             for _, ins in ipairs(f.insns) do
-              if is_nt(ins) then violation(file, f.name, ins, "streaming", "a non-temporal store in a temporal kernel") end
+              if is_nt(ins) then
+                violation(file, f.name, ins, "streaming", "a non-temporal store in a temporal kernel")
+              end
             end
           end
         end
@@ -411,15 +417,20 @@ for _, file in ipairs(args.files) do
                   string.format("kernels() says %s touches %d-bit registers at most; its code's widest is %d",
                                 k.name, k.vector_bits, widest))
       end
-      report_lines[#report_lines + 1] = string.format("%-14s %-26s widest %3d  streaming %-5s  %s",
-        k.name, table.concat(k.isa, " "), widest, tostring(nt), table.concat(found, ", "))
+      local used = {}
+      for m in pairs(mnemonics) do used[#used + 1] = m end
+      table.sort(used)
+      report_lines[#report_lines + 1] = string.format("%-14s %-26s widest %3d  streaming %-5s  %s: %s",
+        k.name, table.concat(k.isa, " "), widest, tostring(nt), table.concat(found, ", "), table.concat(used, " "))
     elseif file == kernels_from then
-      violation(file, k.name .. "_copy/_fill", nil, "agree", "kernels() lists " .. k.name .. " but no function of it is in this file")
+      violation(file, k.name .. "_copy/_fill", nil, "agree",
+                "kernels() lists " .. k.name .. " but no function of it is in this file")
     end
   end
   for name in pairs(zeroing) do
     if file == kernels_from and not groups[name .. "_fill"] then
-      violation(file, name .. "_fill", nil, "zeroing", "vector_zeroing=false picks " .. name .. ", whose fill is not in this file")
+      violation(file, name .. "_fill", nil, "zeroing",
+                "vector_zeroing=false picks " .. name .. ", whose fill is not in this file")
     end
   end
   -- everything else: x86-64 baseline

@@ -1,8 +1,7 @@
 -- Every kernel this build can run, and the knobs that make avxbuf use it at
 -- every size: for specs that test each kernel and benchmarks that time them.
+-- Derived from avxbuf.kernels(), so a kernel added there is tested here.
 local M = {}
-
-local family = { [0] = "sse2", "avx", "avx2", "avx512" }
 
 -- Thresholds off, so one family serves every size.
 local function only(knobs)
@@ -14,26 +13,22 @@ end
 
 -- {name, knobs, copy = kernel name for copies, fill = for zero/fill (n >= 1)}
 function M.list(avxbuf)
-  local max = avxbuf.emulated and 3 or avxbuf.cpu().max_use_avx
   local list = {}
   local function add(name, knobs, copy, fill)
     list[#list + 1] = { name = name, knobs = knobs, copy = copy, fill = fill or copy }
   end
-  if not avxbuf.cpu().x86 then   -- other architectures: the C library only
-    add("libc", { kernel = "libc" }, "libc")
-    return list
+  local available = {}
+  for _, k in ipairs(avxbuf.kernels()) do
+    if k.available then
+      available[k.name] = true
+      if k.use_avx then   -- a vector family: its level and width, streaming or not
+        add(k.name, only { use_avx = k.use_avx, max_vector_size = math.floor(k.vector_bits / 8),
+                           nontemporal_threshold = k.streaming and 1 or 0 }, k.name)
+      end
+    end
   end
-  for level = 0, max do
-    local f = family[level]
-    add(f, only { use_avx = level }, f)
-    add(f .. "_nt", only { use_avx = level, nontemporal_threshold = 1 }, f .. "_nt")
-  end
-  if max == 3 then
-    add("avx512_256", only { use_avx = 3, max_vector_size = 32 }, "avx512_256")
-    add("avx512_256_nt", only { use_avx = 3, max_vector_size = 32, nontemporal_threshold = 1 },
-        "avx512_256_nt")
-  end
-  if avxbuf.cpu().features.erms then
+  -- the string instructions serve one operation each, and are tested as a pair
+  if available.rep_movsb and available.rep_stosb then
     add("rep", only { rep_movsb_threshold = 1, rep_stosb_threshold = 1 }, "rep_movsb", "rep_stosb")
   end
   add("libc", { kernel = "libc" }, "libc")

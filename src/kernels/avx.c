@@ -6,7 +6,7 @@
 
 #define KNAME avx
 #define KTARGET __attribute__((target("avx")))
-#define KISA "avx"
+#define KISA AVXBUF_ISA("avx")
 #include "ymm.h"
 #include "vec_template.h"
 #endif /* AVXBUF_X86 */

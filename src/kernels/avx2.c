@@ -5,7 +5,7 @@
 
 #define KNAME avx2
 #define KTARGET __attribute__((target("avx2")))
-#define KISA "avx avx2"
+#define KISA AVXBUF_ISA("avx", "avx2")
 #include "ymm.h"
 #include "vec_template.h"
 #endif /* AVXBUF_X86 */

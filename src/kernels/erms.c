@@ -22,6 +22,6 @@ static void rep_stosb_fill(void *d, int c, size_t n)
 
 /* Each serves one operation; the other slot is libc's, so that every kernel
  * is a complete pair. */
-const avxbuf_kernel avxbuf_k_rep_movsb = { "rep_movsb", rep_movsb_copy, avxbuf_libc_fill, "erms", 0, 0 };
-const avxbuf_kernel avxbuf_k_rep_stosb = { "rep_stosb", avxbuf_libc_copy, rep_stosb_fill, "erms", 0, 0 };
+const avxbuf_kernel avxbuf_k_rep_movsb = { "rep_movsb", rep_movsb_copy, avxbuf_libc_fill, AVXBUF_ISA("erms"), 0, 0 };
+const avxbuf_kernel avxbuf_k_rep_stosb = { "rep_stosb", avxbuf_libc_copy, rep_stosb_fill, AVXBUF_ISA("erms"), 0, 0 };
 #endif /* AVXBUF_X86 */

@@ -18,11 +18,14 @@ typedef struct avxbuf_kernel {
   const char *name;     /* as reported by avxbuf.kernel() */
   avxbuf_copy_fn copy;  /* memmove semantics: any overlap is safe */
   avxbuf_fill_fn fill;
-  const char *isa;      /* CPUID features it needs, space-separated; "" for none */
+  const char *const *isa;  /* CPUID features it needs, NULL-terminated */
   int vector_bits;      /* widest register its own code touches: 0, 128, 256, 512;
                            -1 when the C library decides */
   int streaming;        /* non-temporal stores for disjoint ranges, then sfence */
 } avxbuf_kernel;
+
+/* An isa list: AVXBUF_ISA("avx", "avx2"). */
+#define AVXBUF_ISA(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 #ifdef AVXBUF_X86
 /* One family per vector ISA; each has a temporal and a non-temporal

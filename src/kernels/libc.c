@@ -6,4 +6,4 @@
 void avxbuf_libc_copy(void *d, const void *s, size_t n) { memmove(d, s, n); }
 void avxbuf_libc_fill(void *d, int c, size_t n) { memset(d, c, n); }
 
-const avxbuf_kernel avxbuf_k_libc = { "libc", avxbuf_libc_copy, avxbuf_libc_fill, "", -1, 0 };
+const avxbuf_kernel avxbuf_k_libc = { "libc", avxbuf_libc_copy, avxbuf_libc_fill, (const char *const[]){ NULL }, -1, 0 };

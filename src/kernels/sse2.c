@@ -5,7 +5,7 @@
 
 #define KNAME sse2
 #define KTARGET
-#define KISA "sse2"
+#define KISA AVXBUF_ISA("sse2")
 #define VEC_SIZE 16
 #define vec_t __m128i
 #define V_LOADU(p) _mm_loadu_si128((const __m128i *)(const void *)(p))

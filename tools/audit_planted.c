@@ -1,0 +1,60 @@
+/* Functions named like avxbuf's kernels, each breaking one promise the
+ * instruction audit checks (and a few keeping them), for
+ * tools/audit_planted.lua. Written as assembly so that no compiler can
+ * repair or move what is planted; EXPECT lines list what the audit must
+ * report, and nothing else. */
+
+#define PLANT(name, body) \
+  __asm__(".text\n.globl " #name "\n.type " #name ", @function\n" #name ":\n" body \
+          "\n.size " #name ", .-" #name "\n");
+
+/* EXPECT sse2_copy isa: a VEX instruction in an SSE2 kernel */
+PLANT(sse2_copy, "vmovdqu %xmm0, %xmm1\n ret")
+
+/* EXPECT sse2_fill isa: a ymm store in an SSE2 kernel */
+/* EXPECT sse2_fill zeroing: vector_zeroing=false picks sse2, whose fill uses ymm */
+/* EXPECT sse2_copy agree: the sse2 kernel's widest register is then 256, not 128 */
+PLANT(sse2_fill, "vmovdqu %ymm0, (%rdi)\n vzeroupper\n ret")
+
+/* EXPECT avx_copy isa: an AVX2-only instruction in an AVX kernel */
+PLANT(avx_copy, "vpbroadcastb %xmm0, %ymm0\n vmovdqu %ymm0, (%rdi)\n vzeroupper\n ret")
+
+/* EXPECT avx_fill upper: one path returns with the upper state dirty */
+PLANT(avx_fill, "vmovdqu %ymm0, (%rdi)\n test %rdx, %rdx\n je 1f\n vzeroupper\n1: ret")
+
+/* EXPECT avx_nt_copy upper: a call with the upper state dirty */
+PLANT(avx_nt_copy, "vmovntdq %ymm0, (%rdi)\n sfence\n call outside_helper\n vzeroupper\n ret")
+
+/* clean: streams fenced on every path, vzeroupper on every path */
+PLANT(avx_nt_fill, "vmovntdq %ymm0, (%rdi)\n test %rdx, %rdx\n je 1f\n nop\n1: sfence\n vzeroupper\n ret")
+
+/* EXPECT avx2_copy isa: an EVEX instruction in an AVX2 kernel */
+PLANT(avx2_copy, "vmovdqu8 %ymm0, (%rdi)\n vzeroupper\n ret")
+
+/* EXPECT avx2_fill streaming: a non-temporal store in a temporal kernel */
+PLANT(avx2_fill, "vmovntdq %ymm0, (%rdi)\n sfence\n vzeroupper\n ret")
+
+/* EXPECT avx2_nt_copy streaming: a streaming kernel that does not stream */
+PLANT(avx2_nt_copy, "vmovdqa %ymm0, (%rdi)\n vzeroupper\n ret")
+
+/* EXPECT avx2_nt_fill fence: one path returns without an sfence */
+PLANT(avx2_nt_fill, "vmovntdq %ymm0, (%rdi)\n test %rdx, %rdx\n je 1f\n sfence\n1: vzeroupper\n ret")
+
+/* EXPECT avx512_256_copy isa: a zmm register in a 256-bit kernel */
+/* EXPECT avx512_256_copy agree: its widest register is then 512, not 256 */
+PLANT(avx512_256_copy, "vmovdqu64 %zmm0, (%rdi)\n vzeroupper\n ret")
+
+/* clean */
+PLANT(avx512_copy, "vmovdqu64 %zmm0, (%rdi)\n vzeroupper\n ret")
+
+/* EXPECT avx512_fill upper: zmm17 is not cleaned by vzeroupper */
+PLANT(avx512_fill, "vmovdqu64 %zmm17, (%rdi)\n vzeroupper\n ret")
+
+/* clean */
+PLANT(avx512_nt_copy, "vmovntdq %zmm0, (%rdi)\n sfence\n vzeroupper\n ret")
+
+/* clean: a string instruction and a tail jump */
+PLANT(rep_stosb_fill, "mov %esi, %eax\n mov %rdx, %rcx\n rep stosb\n jmp outside_helper")
+
+/* EXPECT outside_helper isa: AVX outside the kernels */
+PLANT(outside_helper, "vpxor %xmm0, %xmm0, %xmm0\n ret")
