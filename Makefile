@@ -18,7 +18,10 @@ BUILD ?= $(if $(filter lua5.4,$(LUA)),build,build/$(LUA))
 SAN ?=
 # C11 plus POSIX; ISA code is enabled per function (target attributes), so
 # every file gets the same flags, as LuaRocks' builtin build requires.
-AVXBUF_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden \
+# -fno-plt calls the interpreter's API through the GOT: a 64-byte copy from
+# Lua went from ~2.15x to ~1.95x the cost of a C no-op (bench/kernels.lua);
+# the LuaRocks build, which cannot take flags, goes without.
+AVXBUF_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden -fno-plt \
 	-Wall -Wextra -Werror=implicit-function-declaration -Wno-psabi $(LUA_INC) $(SAN)
 EMUL_CFLAGS = -DAVXBUF_EMULATE_AVX512 -DAVXBUF_CHECK_ALIGNMENT
 LDFLAGS_SO = -shared -pthread $(SAN)
@@ -26,8 +29,9 @@ LDFLAGS_SO = -shared -pthread $(SAN)
 CORE_SRC = src/cpu.c src/policy.c src/settings.c src/dispatch.c \
 	src/kernels/sse2.c src/kernels/avx.c src/kernels/avx2.c src/kernels/avx512.c \
 	src/kernels/erms.c src/kernels/libc.c
-SRC = src/lavxbuf.c $(CORE_SRC)
-HDR = $(wildcard src/*.h src/kernels/*.h)
+BINDING_SRC = src/lavxbuf.c src/lbuffer.c src/lsettings.c src/lcapi.c src/lluajit.c
+SRC = $(BINDING_SRC) $(CORE_SRC)
+HDR = $(wildcard src/*.h src/kernels/*.h include/*.h)
 NATIVE_OBJ = $(SRC:src/%.c=$(BUILD)/obj/%.o)
 EMUL_OBJ = $(SRC:src/%.c=$(BUILD)/emul/obj/%.o)
 NATIVE = $(BUILD)/avxbuf.so $(BUILD)/avxbuf/counters.so
@@ -36,9 +40,13 @@ MODULES = $(NATIVE) $(BUILD)/emul/avxbuf.so $(BUILD)/emul/avxbuf/counters.so
 DEBIAN_PACKAGES = $(LUA) $(LUA_DEV) lua-unit libsimde-dev lua-argparse lua-cjson pkg-config gcc make
 HARDENING_PACKAGES = clang libclang-rt-14-dev valgrind
 
-.PHONY: all modules native deps deps-hardening test test-versions test-aarch64 bench sweep sanitize valgrind fuzz threads hardening lint audit clean
 
-all: modules $(BUILD)/two_states
+.PHONY: all modules native static deps deps-hardening test test-versions test-aarch64 bench sweep sanitize valgrind fuzz threads hardening lint audit clean
+
+# What the specs load besides the module: the C API test module (also built
+# for a future C API version), the two-state harness, the embedding host.
+SPEC_BUILDS = $(BUILD)/two_states $(BUILD)/capi.so $(BUILD)/emul/capi.so $(BUILD)/capi_future/capi.so
+all: modules $(SPEC_BUILDS) $(BUILD)/bench/noop.so
 
 modules: $(MODULES)
 
@@ -60,9 +68,32 @@ $(BUILD)/emul/avxbuf.so: $(EMUL_OBJ)
 
 # avxbuf.counters (perf_event_open) does not depend on the flavour; each
 # flavour's directory gets a copy so that it is complete on its own.
-$(BUILD)/avxbuf/counters.so $(BUILD)/emul/avxbuf/counters.so: src/counters.c
+$(BUILD)/avxbuf/counters.so $(BUILD)/emul/avxbuf/counters.so: $(BUILD)/obj/counters.o
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -std=c11 -fPIC -fvisibility=hidden -Wall -Wextra $(LUA_INC) $(SAN) -shared -o $@ $<
+	$(CC) $(LDFLAGS_SO) -o $@ $<
+
+# Embedding: a static library with both openers, and a host program that
+# registers them with luaL_requiref (spec/runner.c) and runs the suite.
+static: $(BUILD)/static/libavxbuf.a $(BUILD)/static/host $(BUILD)/static/capi.so
+$(BUILD)/static/libavxbuf.a: $(NATIVE_OBJ) $(BUILD)/obj/counters.o
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+$(BUILD)/static/host: spec/runner.c $(BUILD)/static/libavxbuf.a
+	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra -DAVXBUF_STATIC -Iinclude $(LUA_INC) -o $@ $< \
+	  $(BUILD)/static/libavxbuf.a $(LUA_LIB) -lpthread -lm -ldl
+
+# The C API test module, built as a separate C module would be: avxbuf.h only.
+$(BUILD)/capi.so $(BUILD)/emul/capi.so $(BUILD)/static/capi.so: spec/capi_module.c include/avxbuf.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(AVXBUF_CFLAGS) -Iinclude $(LDFLAGS_SO) -o $@ $<
+$(BUILD)/capi_future/capi.so: spec/capi_module.c include/avxbuf.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(AVXBUF_CFLAGS) -Iinclude -DAVXBUF_API_VERSION=2 $(LDFLAGS_SO) -o $@ $<
+
+# The do-nothing C function the call-cost table measures against.
+$(BUILD)/bench/noop.so: bench/noop.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(AVXBUF_CFLAGS) -shared -o $@ $<
 
 # Two Lua states in one process, for the per-state settings test.
 $(BUILD)/two_states: spec/two_states.c spec/harness.h
@@ -90,9 +121,10 @@ deps:
 deps-hardening: deps
 	$(call install_missing,$(HARDENING_PACKAGES))
 
+# Lua 5.4 also runs the suite in the embedding host (DIR@PROGRAM).
 test: deps
-	@$(MAKE) --no-print-directory all
-	$(LUA) spec/run.lua $(BUILD) $(BUILD)/emul
+	@$(MAKE) --no-print-directory all $(if $(filter lua5.4,$(LUA)),static)
+	$(LUA) spec/run.lua $(BUILD) $(BUILD)/emul $(if $(filter lua5.4,$(LUA)),$(BUILD)/static@$(BUILD)/static/host)
 
 # The suite on every Lua the project supports (5.4 is `make test`).
 test-versions:

@@ -4,7 +4,7 @@
 -- Also the cost of small operations from Lua, in ns.
 -- lua5.4 bench/kernels.lua [--quick] [--json FILE] [--svg FILE] [--ops copy,zero,fill]
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
-package.cpath = "build/?.so;" .. package.cpath
+package.cpath = "build/?.so;build/bench/?.so;" .. package.cpath
 local argparse = require "argparse"
 local avxbuf = require "avxbuf"
 local bench = require "avxbuf.bench"
@@ -91,25 +91,59 @@ for _, op in ipairs(ops) do
 end
 avxbuf.reset()
 
--- The cost of small operations from Lua, against a C function that does next
--- to nothing with the same arguments (rawequal reads two of them). Each loop
--- calls the function directly: no closure in between.
-print("\n# cost per call from Lua (ns, best of 7 loops of 1e6 calls)")
-local d, s = avxbuf.new(256), avxbuf.new(256, 1)
-local CALLS = 1000000
-local function best_of(loop) return bench.best_of(loop, CALLS) end
-local copy, zero, noop = avxbuf.copy, avxbuf.zero, rawequal
-local noop5 = best_of(function() for _ = 1, CALLS do noop(d, 1, s, 1, 64) end end)
-local noop3 = best_of(function() for _ = 1, CALLS do noop(d, 1, 64) end end)
-results.call_ns = { rawequal_5_args = noop5, rawequal_3_args = noop3 }
-print(string.format("%-26s %7.1f", "rawequal(d, 1, s, 1, 64)", noop5))
-print(string.format("%-26s %7.1f", "rawequal(d, 1, 64)", noop3))
-for _, n in ipairs { 16, 64, 256 } do
-  local c = best_of(function() for _ = 1, CALLS do copy(d, 1, s, 1, n) end end)
-  local z = best_of(function() for _ = 1, CALLS do zero(d, 1, n) end end)
-  results.call_ns["copy_" .. n], results.call_ns["zero_" .. n] = c, z
-  print(string.format("%-26s %7.1f  %.2fx rawequal", "copy(d, 1, s, 1, " .. n .. ")", c, c / noop5))
-  print(string.format("%-26s %7.1f  %.2fx rawequal", "zero(d, 1, " .. n .. ")", z, z / noop3))
+-- The cost of small operations from Lua, against a C function that does
+-- nothing with the same arguments (bench/noop.c), measured in interleaved
+-- rounds: each case is a loop of calls (the loop is the case's own, so
+-- nothing sits between it and the function measured), and each ratio is the
+-- median of the per-round ratios.
+local noop = require "noop"
+local d, s = avxbuf.new(4096), avxbuf.new(256, 1)
+local piece = ("p"):rep(16)
+local CALLS, ROUNDS = 200000, args.quick and 11 or 21
+local copy, zero, b = avxbuf.copy, avxbuf.zero, avxbuf.new()
+local cases = {
+  { name = "noop(d, 1, s, 1, 64)", loop = function() for _ = 1, CALLS do noop(d, 1, s, 1, 64) end end },
+  { name = "noop(d, 1, 64)", loop = function() for _ = 1, CALLS do noop(d, 1, 64) end end },
+  { name = "copy(d, 1, s, 1, 64)", base = 1,
+    loop = function() for _ = 1, CALLS do copy(d, 1, s, 1, 64) end end },
+  { name = "copy(d, 1, s, 1, 16)", base = 1,
+    loop = function() for _ = 1, CALLS do copy(d, 1, s, 1, 16) end end },
+  { name = "copy(d, 1, s, 1, 256)", base = 1,
+    loop = function() for _ = 1, CALLS do copy(d, 1, s, 1, 256) end end },
+  { name = "zero(d, 1, 64)", base = 2, loop = function() for _ = 1, CALLS do zero(d, 1, 64) end end },
+  -- assembling 128 bytes from eight 16-byte strings: eight copies, or one put
+  -- (the buffer is emptied every 64 puts, which costs 1/64 of a call each)
+  { name = "8 x copy(d, i, p)", loop = function()
+      for _ = 1, CALLS / 8 do
+        copy(d, 1, piece); copy(d, 17, piece); copy(d, 33, piece); copy(d, 49, piece)
+        copy(d, 65, piece); copy(d, 81, piece); copy(d, 97, piece); copy(d, 113, piece)
+      end
+    end },
+  { name = "b:put(p, p, p, p, p, p, p, p)", base = 7, loop = function()
+      for _ = 1, CALLS / 8 / 64 do
+        for _ = 1, 64 do b:put(piece, piece, piece, piece, piece, piece, piece, piece) end
+        b:resize(0)
+      end
+    end },
+}
+local timed = {}
+for i, c in ipairs(cases) do timed[i] = { fn = c.loop } end
+local samples = bench.interleave(timed, ROUNDS, 0)
+print(string.format("\n# cost per call from Lua: ns, median of %d interleaved rounds of %d calls; "
+                    .. "x = median of per-round ratios", ROUNDS, CALLS))
+results.call_ns = {}
+for i, c in ipairs(cases) do
+  local ns = bench.median(samples[i]) / CALLS * 1e9
+  local line = string.format("%-30s %7.1f", c.name, ns)
+  local entry = { ns = ns }
+  if c.base then
+    local ratios = {}
+    for r = 1, ROUNDS do ratios[r] = samples[i][r] / samples[c.base][r] end
+    entry.ratio, entry.to = bench.median(ratios), cases[c.base].name
+    line = line .. string.format("  %.2fx %s", entry.ratio, entry.to)
+  end
+  results.call_ns[c.name] = entry
+  print(line)
 end
 
 if args.json then bench.write_json(args.json, results) end

@@ -1,8 +1,11 @@
--- Test runner: lua5.4 spec/run.lua DIR [DIR ...]
+-- Test runner: lua5.4 spec/run.lua DIR[@PROGRAM] [DIR ...]
 -- Each DIR holds one flavour of avxbuf.so (build = native, build/emul =
--- emulated AVX-512). Each flavour runs in its own process; the last line is
--- the total "N passed, N failed", and the exit status is non-zero on any
--- failure or error, or when no test ran at all.
+-- emulated AVX-512), or, with @PROGRAM, the program to run the suite in
+-- instead of this interpreter (build/static@build/static/host: avxbuf linked
+-- into an embedding host; child processes are then not started). Each
+-- flavour runs in its own process; the last line is the total "N passed, N
+-- failed", and the exit status is non-zero on any failure or error, or when
+-- no test ran at all.
 local lua = arg[-1] or "lua5.4"
 local child_dir = os.getenv("AVXBUF_SPEC_DIR")
 
@@ -37,9 +40,12 @@ for i = 1, #arg do
 end
 
 local passed, failed, all_ok = 0, 0, true
-for _, dir in ipairs(dirs) do
-  local cmd = string.format("AVXBUF_SPEC_DIR=%q %q spec/run.lua %s 2>&1; echo \"exit $?\"",
-                            dir, lua, table.concat(extra, " "))
+for _, entry in ipairs(dirs) do
+  local dir, program = entry:match("^(.-)@(.+)$")
+  dir = dir or entry
+  local cmd = string.format("AVXBUF_SPEC_DIR=%q %s%q spec/run.lua %s 2>&1; echo \"exit $?\"",
+                            dir, program and "AVXBUF_SPEC_NO_CHILDREN=1 " or "", program or lua,
+                            table.concat(extra, " "))
   local p, f, status = nil, nil, nil
   for line in io.popen(cmd):lines() do
     local dp, df = line:match("^" .. dir:gsub("%p", "%%%0") .. ": (%d+) passed, (%d+) failed$")

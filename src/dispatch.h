@@ -4,7 +4,9 @@
 #define AVXBUF_DISPATCH_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "kernels/kernels.h"
+#include "kernels/small.h"
 #include "cpu.h"
 #include "policy.h"
 #include "settings.h"
@@ -57,6 +59,15 @@ typedef enum avxbuf_overlap {
   OV_BACKWARD     /* dst inside (src, src + n): must copy descending */
 } avxbuf_overlap;
 
+static inline avxbuf_overlap avxbuf_overlap_of(const void *d, const void *s, size_t n)
+{
+  uintptr_t a = (uintptr_t)d, b = (uintptr_t)s;
+  if (a == b || (a > b ? a - b : b - a) >= n) return OV_NONE;
+  return a > b ? OV_BACKWARD : OV_FORWARD;
+}
+
+/* The kernels for an operation of n bytes; a copy into the same memory
+ * (a == b above) is treated as disjoint: every kernel handles it. */
 static inline const avxbuf_kernel *avxbuf_pick_copy(const avxbuf_plan *p, size_t n, avxbuf_overlap ov)
 {
   const avxbuf_family *f = n >= p->wide_from ? &p->copy_wide : &p->copy_narrow;
@@ -71,6 +82,24 @@ static inline const avxbuf_kernel *avxbuf_pick_fill(const avxbuf_plan *p, size_t
   if (n >= p->nontemporal_fill_from) return f->k_nt;
   if (n >= p->rep_stosb_from) return &avxbuf_k_rep_stosb;
   return f->k;
+}
+
+/* An operation of n bytes with the kernel the plan picks. Up to 16 bytes a
+ * vector kernel runs small.h's scalar moves and nothing else, so they run
+ * here, inline: the same instructions without the call (which, for the
+ * small pieces buf:put assembles, cost more than the move). */
+static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, size_t n, avxbuf_overlap ov)
+{
+  const avxbuf_kernel *k = avxbuf_pick_copy(p, n, ov);
+  if (n <= 16 && k->vector_bits > 0) copy_le16((unsigned char *)d, (const unsigned char *)s, n);
+  else k->copy(d, s, n);
+}
+
+static inline void avxbuf_fill(const avxbuf_plan *p, void *d, int byte, size_t n)
+{
+  const avxbuf_kernel *k = avxbuf_pick_fill(p, n);
+  if (n <= 16 && k->vector_bits > 0) fill_le16((unsigned char *)d, byte, n);
+  else k->fill(d, byte, n);
 }
 
 #endif

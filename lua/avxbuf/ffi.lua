@@ -5,11 +5,12 @@
 -- Loaded by the C module under LuaJIT only (see install_ffi_path).
 local ffi = require "ffi"
 
--- The layouts of src/kernels/kernels.h (avxbuf_kernel) and src/dispatch.h
--- (avxbuf_family, avxbuf_plan); checked against avxbuf.kernel() at load.
+-- The layouts of src/lavxbuf.h (the first fields of a buffer),
+-- src/kernels/kernels.h (avxbuf_kernel) and src/dispatch.h (avxbuf_family,
+-- avxbuf_plan); checked against avxbuf itself at load.
 if not pcall(ffi.typeof, "avxbuf_buffer") then
   ffi.cdef [[
-    typedef struct { size_t len; unsigned char *data; } avxbuf_buffer;
+    typedef struct { uintptr_t cookie; size_t len; unsigned char *data; } avxbuf_buffer;
     typedef struct {
       const char *name;
       void (*copy)(void *dst, const void *src, size_t n);
@@ -26,7 +27,8 @@ end
 
 local bufp = ffi.typeof("avxbuf_buffer *")
 local bytep = ffi.typeof("const unsigned char *")
-local cast, type, getmetatable, tonumber = ffi.cast, type, getmetatable, tonumber
+local uptr = ffi.typeof("uintptr_t")
+local cast, type, getmetatable, tonumber, bxor = ffi.cast, type, getmetatable, tonumber, bit.bxor
 local OV_NONE, OV_FORWARD, OV_BACKWARD = 0, 1, 2
 
 -- The C function, with the error it raises named as the caller sees it:
@@ -45,8 +47,26 @@ end
 
 local function whole(x) return type(x) == "number" and x % 1 == 0 end
 
-return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr)
+return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
   local MT = getmetatable(avxbuf.new(0))
+  local KEY = cast(uptr, cookie_key_ptr)
+
+  -- src/lavxbuf.h's testbuffer: the metatable is only a filter (anything can
+  -- be given it with debug.setmetatable); the cookie, which only avxbuf
+  -- writes, is the proof. nil for anything else.
+  local function as_buffer(x)
+    if type(x) ~= "userdata" or getmetatable(x) ~= MT then return nil end
+    local p = cast(bufp, x)
+    if p.cookie ~= bxor(cast(uptr, p), KEY) then return nil end
+    return p
+  end
+  do
+    local probe = avxbuf.from("avxbuf")
+    local p = as_buffer(probe)
+    if not p or tonumber(p.len) ~= 6 or ffi.string(p.data, 6) ~= "avxbuf" then
+      error("avxbuf.ffi: the buffer layout does not match this avxbuf.so")
+    end
+  end
   local c_copy, c_zero, c_fill = avxbuf.copy, avxbuf.zero, avxbuf.fill
   local kernelp = ffi.typeof("const avxbuf_kernel *")
   local plan = cast("const avxbuf_plan *", plan_ptr)
@@ -75,17 +95,16 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr)
 
   -- true when done here; false to let the C function do it
   local function fast_copy(dst, di, src, si, n)
-    if getmetatable(dst) ~= MT or not whole(di) then return false end
-    local d = cast(bufp, dst)
+    local d = as_buffer(dst)
+    if not d or not whole(di) then return false end
     local dlen = tonumber(d.len)
     local sptr, slen
     if type(src) == "string" then
       sptr, slen = cast(bytep, src), #src
-    elseif getmetatable(src) == MT then
-      local s = cast(bufp, src)
-      sptr, slen = s.data, tonumber(s.len)
     else
-      return false
+      local s = as_buffer(src)
+      if not s then return false end
+      sptr, slen = s.data, tonumber(s.len)
     end
     if si == nil then si = 1 end
     if n == nil and whole(si) then n = slen - si + 1 end
@@ -102,8 +121,8 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr)
   end
 
   local function fast_fill(buf, byte, i, n)
-    if getmetatable(buf) ~= MT or not whole(byte) or byte < 0 or byte > 255 then return false end
-    local b = cast(bufp, buf)
+    local b = as_buffer(buf)
+    if not b or not whole(byte) or byte < 0 or byte > 255 then return false end
     local len = tonumber(b.len)
     if i == nil then i = 1 end
     if n == nil and whole(i) then n = len - i + 1 end

@@ -2,8 +2,9 @@
 -- of several shapes (3-160 KB) are parsed, transformed by ten template-like
 -- rule sets, and serialised; the output is folded into a rolling hash
 -- (crc = crc * 33 + byte). The serialiser has two back ends: avxbuf buffers
--- (assembled with avxbuf.copy, recycled with avxbuf.zero, as a JVM zeroes new
--- objects) and a pure-Lua reference (table.concat), which must agree.
+-- (assembled with buf:put, archived with avxbuf.copy, recycled with
+-- avxbuf.zero, as a JVM zeroes new objects) and a pure-Lua reference
+-- (table.concat), which must agree.
 local M = {}
 
 ---------------------------------------------------------------------------
@@ -196,55 +197,47 @@ function LuaWriter:result()
   return table.concat(self.chunks)
 end
 
--- avxbuf writer: chunks are copied into a recycled output buffer, which
--- grows by copying; finished outputs are copied into an archive buffer.
+-- avxbuf writer: pieces are appended to a recycled output buffer with one
+-- buf:put per batch; finished outputs are copied into an archive buffer,
+-- and the output buffer is zeroed and emptied for the next writer (its
+-- capacity stays).
 local BufWriter = {}
 BufWriter.__index = BufWriter
+local unpack = table.unpack or rawget(_G, "unpack")   -- Lua 5.1 and LuaJIT
 
 function M.buffer_pool(avxbuf, capacity)
   return { avxbuf = avxbuf, capacity = capacity, free = {} }
 end
 
 local function take(pool)
-  local b = table.remove(pool.free)
-  if not b then b = pool.avxbuf.new(pool.capacity) end
-  return b
+  return table.remove(pool.free) or pool.avxbuf.new(pool.capacity):resize(0)
 end
 
 local function give(pool, b)
   -- Zeroed on return, as a JVM zeroes memory before handing out objects.
   pool.avxbuf.zero(b)
-  if #b == pool.capacity then pool.free[#pool.free + 1] = b end
+  pool.free[#pool.free + 1] = b:resize(0)
 end
 
 function BufWriter.new(pool)
-  return setmetatable({ pool = pool, avxbuf = pool.avxbuf, pieces = {}, buf = take(pool), len = 0 },
-                      BufWriter)
+  return setmetatable({ pool = pool, avxbuf = pool.avxbuf, pieces = {}, buf = take(pool) }, BufWriter)
 end
 
 BufWriter.put = LuaWriter.put
 
 function BufWriter:flush()
   if #self.pieces == 0 then return end
-  local s = table.concat(self.pieces)
+  self.buf:put(unpack(self.pieces))
   self.pieces = {}
-  local need = self.len + #s
-  if need > #self.buf then
-    local bigger = self.avxbuf.new(math.max(need, 2 * #self.buf))
-    self.avxbuf.copy(bigger, 1, self.buf, 1, self.len)
-    give(self.pool, self.buf)
-    self.buf = bigger
-  end
-  self.avxbuf.copy(self.buf, self.len + 1, s)
-  self.len = need
 end
 
 -- Archives the output (a large copy), recycles the buffer, returns the bytes.
 function BufWriter:result(archive)
   self:flush()
-  if archive and #archive >= self.len then self.avxbuf.copy(archive, 1, self.buf, 1, self.len) end
-  local out = self.buf:tostring(1, self.len)
-  give(self.pool, self.buf)
+  local buf = self.buf
+  if archive and #archive >= #buf then self.avxbuf.copy(archive, 1, buf) end
+  local out = buf:tostring()
+  give(self.pool, buf)
   self.buf = nil
   return out
 end

@@ -2,13 +2,14 @@
  * Every load happens before the first store, so overlap is safe: this is the
  * head/tail trick of glibc's memmove-vec-unaligned-erms, scaled down.
  * Only scalar and SSE2 code (the x86-64 baseline), so these inline into any
- * function whatever its target attribute. */
+ * function whatever its target attribute; the scalar ones (up to 16 bytes)
+ * on any architecture. */
 #ifndef AVXBUF_SMALL_H
 #define AVXBUF_SMALL_H
 
 #include <stdint.h>
 #include <string.h>
-#include <emmintrin.h>
+#include "../arch.h"
 
 #define AVXBUF_INLINE static inline __attribute__((always_inline))
 
@@ -37,15 +38,6 @@ AVXBUF_INLINE void copy_le16(unsigned char *d, const unsigned char *s, size_t n)
   }
 }
 
-AVXBUF_INLINE void copy_le32(unsigned char *d, const unsigned char *s, size_t n)
-{
-  if (n <= 16) { copy_le16(d, s, n); return; }
-  __m128i a = _mm_loadu_si128((const __m128i *)s);
-  __m128i b = _mm_loadu_si128((const __m128i *)(s + n - 16));
-  _mm_storeu_si128((__m128i *)d, a);
-  _mm_storeu_si128((__m128i *)(d + n - 16), b);
-}
-
 AVXBUF_INLINE void fill_le16(unsigned char *d, int c, size_t n)
 {
   uint64_t v = 0x0101010101010101ull * (unsigned char)c;
@@ -60,6 +52,18 @@ AVXBUF_INLINE void fill_le16(unsigned char *d, int c, size_t n)
   }
 }
 
+#ifdef AVXBUF_X86
+#include <emmintrin.h>
+
+AVXBUF_INLINE void copy_le32(unsigned char *d, const unsigned char *s, size_t n)
+{
+  if (n <= 16) { copy_le16(d, s, n); return; }
+  __m128i a = _mm_loadu_si128((const __m128i *)s);
+  __m128i b = _mm_loadu_si128((const __m128i *)(s + n - 16));
+  _mm_storeu_si128((__m128i *)d, a);
+  _mm_storeu_si128((__m128i *)(d + n - 16), b);
+}
+
 AVXBUF_INLINE void fill_le32(unsigned char *d, int c, size_t n)
 {
   if (n <= 16) { fill_le16(d, c, n); return; }
@@ -67,6 +71,8 @@ AVXBUF_INLINE void fill_le32(unsigned char *d, int c, size_t n)
   _mm_storeu_si128((__m128i *)d, v);
   _mm_storeu_si128((__m128i *)(d + n - 16), v);
 }
+
+#endif /* AVXBUF_X86 */
 
 /* True when a forward (ascending) copy cannot overwrite source bytes it has
  * yet to read: dst is not inside (src, src + n). */

@@ -1,0 +1,70 @@
+/* A C module that uses avxbuf's buffers through include/avxbuf.h only (it is
+ * not linked against avxbuf), for spec/capi_spec.lua:
+ *   capi.isbuffer(v)          -> boolean
+ *   capi.sum(buf)             -> the sum of its bytes
+ *   capi.new(n, byte)         -> a buffer of n bytes set to byte
+ *   capi.append(buf, s)       -> buf, with string s appended (resize, then copy)
+ *   capi.version()            -> the C API version avxbuf provides
+ * Built twice: as is, and with -DAVXBUF_API_VERSION=2, as a module made for
+ * a future avxbuf would be. */
+#include "avxbuf.h"
+
+static int isbuffer(lua_State *L)
+{
+  size_t n;
+  lua_pushboolean(L, avxbuf_api_get(L)->tobuffer(L, 1, &n) != NULL);
+  return 1;
+}
+
+static int sum(lua_State *L)
+{
+  size_t n;
+  const unsigned char *p = avxbuf_api_get(L)->checkbuffer(L, 1, &n);
+  lua_Integer s = 0;
+  for (size_t i = 0; i < n; i++) s += p[i];
+  lua_pushinteger(L, s);
+  return 1;
+}
+
+static int new_filled(lua_State *L)
+{
+  const avxbuf_api *api = avxbuf_api_get(L);
+  lua_Integer n = luaL_checkinteger(L, 1);
+  int byte = (int)luaL_checkinteger(L, 2);
+  luaL_argcheck(L, n >= 0, 1, "negative size");
+  unsigned char *p = api->newbuffer(api, L, (size_t)n);
+  api->fill(api, p, byte, (size_t)n);
+  return 1;
+}
+
+static int append(lua_State *L)
+{
+  const avxbuf_api *api = avxbuf_api_get(L);
+  size_t n, len;
+  api->checkbuffer(L, 1, &n);
+  const char *s = luaL_checklstring(L, 2, &len);
+  unsigned char *p = api->resize(api, L, 1, n + len);
+  api->copy(api, p + n, s, len);
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int version(lua_State *L)
+{
+  lua_pushinteger(L, avxbuf_api_get(L)->version);
+  return 1;
+}
+
+__attribute__((visibility("default"))) int luaopen_capi(lua_State *L)
+{
+  static const luaL_Reg funcs[] = {
+    { "isbuffer", isbuffer }, { "sum", sum }, { "new", new_filled }, { "append", append },
+    { "version", version }, { NULL, NULL }
+  };
+  lua_createtable(L, 0, 5);
+  for (const luaL_Reg *f = funcs; f->name; f++) {
+    lua_pushcfunction(L, f->func);
+    lua_setfield(L, -2, f->name);
+  }
+  return 1;
+}

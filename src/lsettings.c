@@ -1,0 +1,299 @@
+/* The knobs, the kernels, the CPU and the policy as Lua sees them. Struct
+ * fields go to Lua through tables of field descriptions, not rows of
+ * push/setfield pairs. */
+#include <stddef.h>
+#include <string.h>
+
+#include "lavxbuf.h"
+
+#define STATE(L) (&MODULE(L)->settings)
+
+/* ---- struct fields as table fields ------------------------------------------ */
+
+typedef enum { FT_INT, FT_BOOL, FT_UCHAR_BOOL, FT_UINT, FT_LLONG, FT_SIZE, FT_U64, FT_STR, FT_CHARS } ftype;
+typedef struct field { const char *name; ftype type; size_t offset; } field;
+#define FIELD(T, type, member) { #member, type, offsetof(T, member) }
+#define FIELD_AS(T, type, member, name) { name, type, offsetof(T, member) }
+#define NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Sets the fields f[0..n) of obj in the table at the top of the stack. */
+static void set_fields(lua_State *L, const void *obj, const field *f, size_t n)
+{
+  for (size_t i = 0; i < n; i++) {
+    const void *p = (const char *)obj + f[i].offset;
+    switch (f[i].type) {
+    case FT_INT: lua_pushinteger(L, *(const int *)p); break;
+    case FT_BOOL: lua_pushboolean(L, *(const int *)p); break;
+    case FT_UCHAR_BOOL: lua_pushboolean(L, *(const unsigned char *)p); break;
+    case FT_UINT: lua_pushinteger(L, (lua_Integer)*(const unsigned *)p); break;
+    case FT_LLONG: lua_pushinteger(L, (lua_Integer)*(const long long *)p); break;
+    case FT_SIZE: lua_pushinteger(L, (lua_Integer)*(const size_t *)p); break;
+    case FT_U64: lua_pushinteger(L, (lua_Integer)*(const uint64_t *)p); break;
+    case FT_STR: lua_pushstring(L, *(const char *const *)p); break;
+    case FT_CHARS: lua_pushstring(L, (const char *)p); break;
+    }
+    lua_setfield(L, -2, f[i].name);
+  }
+}
+
+static const field cpu_fields[] = {
+  FIELD(avxbuf_cpu, FT_BOOL, x86), FIELD(avxbuf_cpu, FT_STR, arch), FIELD(avxbuf_cpu, FT_CHARS, vendor),
+  FIELD(avxbuf_cpu, FT_UINT, family), FIELD(avxbuf_cpu, FT_UINT, model), FIELD(avxbuf_cpu, FT_UINT, stepping),
+  FIELD_AS(avxbuf_cpu, FT_UCHAR_BOOL, has[F_HYPERVISOR], "hypervisor"), FIELD(avxbuf_cpu, FT_U64, xcr0),
+  FIELD(avxbuf_cpu, FT_INT, max_use_avx),
+};
+
+static const field cache_fields[] = {
+  FIELD(avxbuf_cpu, FT_SIZE, l1d), FIELD(avxbuf_cpu, FT_SIZE, l2), FIELD(avxbuf_cpu, FT_SIZE, l3),
+};
+
+static const field decision_fields[] = {
+  FIELD(avxbuf_defaults, FT_INT, use_avx), FIELD(avxbuf_defaults, FT_BOOL, vector_zeroing),
+  FIELD(avxbuf_defaults, FT_LLONG, avx3_threshold), FIELD(avxbuf_defaults, FT_LLONG, rep_movsb_threshold),
+  FIELD(avxbuf_defaults, FT_LLONG, rep_stosb_threshold), FIELD(avxbuf_defaults, FT_LLONG, nontemporal_threshold),
+  FIELD(avxbuf_defaults, FT_STR, uarch), FIELD(avxbuf_defaults, FT_STR, rule),
+  FIELD(avxbuf_defaults, FT_STR, source), FIELD(avxbuf_defaults, FT_CHARS, reason),
+};
+
+static void set_cpu(lua_State *L, const avxbuf_cpu *cpu)
+{
+  set_fields(L, cpu, cpu_fields, NFIELDS(cpu_fields));
+  lua_createtable(L, 0, F_COUNT);
+  for (int f = 0; f < F_COUNT; f++) {
+    lua_pushboolean(L, cpu->has[f]);
+    lua_setfield(L, -2, avxbuf_feature_names[f]);
+  }
+  lua_setfield(L, -2, "features");
+}
+
+static void set_decision(lua_State *L, const avxbuf_defaults *d)
+{
+  set_fields(L, d, decision_fields, NFIELDS(decision_fields));
+  lua_pushinteger(L, avxbuf_level_width(d->use_avx));
+  lua_setfield(L, -2, "max_vector_size");
+}
+
+/* ---- kernels -------------------------------------------------------------- */
+
+static const char *const ops[] = { "copy", "zero", "fill", NULL };
+
+/* avxbuf.kernel(op, n): the kernel an operation of n bytes uses now. */
+static int l_kernel(lua_State *L)
+{
+  int op = luaL_checkoption(L, 1, NULL, ops);
+  lua_Integer n = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, n >= 0, 2, "size must not be negative");
+  const avxbuf_plan *p = &STATE(L)->plan;
+  lua_pushstring(L, op == 0 ? avxbuf_pick_copy(p, (size_t)n, OV_NONE)->name
+                            : avxbuf_pick_fill(p, (size_t)n)->name);
+  return 1;
+}
+
+/* avxbuf.kernels(): every kernel in this binary, what its code may execute
+ * (make audit checks the compiled instructions against these fields) and
+ * whether this CPU and OS can run it. */
+static int l_kernels(lua_State *L)
+{
+  lua_newtable(L);
+  for (int i = 0; avxbuf_kernel_list[i]; i++) {
+    const avxbuf_kernel *k = avxbuf_kernel_list[i];
+    lua_createtable(L, 0, 6);
+    lua_pushstring(L, k->name);
+    lua_setfield(L, -2, "name");
+    lua_newtable(L);
+    for (int w = 0; k->isa[w]; w++) {
+      lua_pushstring(L, k->isa[w]);
+      lua_rawseti(L, -2, w + 1);
+    }
+    lua_setfield(L, -2, "isa");
+    if (k->vector_bits >= 0) {   /* absent: the C library decides */
+      lua_pushinteger(L, k->vector_bits);
+      lua_setfield(L, -2, "vector_bits");
+    }
+    if (avxbuf_kernel_level(k) >= 0) {   /* absent: not a vector family */
+      lua_pushinteger(L, avxbuf_kernel_level(k));
+      lua_setfield(L, -2, "use_avx");
+    }
+    lua_pushboolean(L, k->streaming);
+    lua_setfield(L, -2, "streaming");
+    lua_pushboolean(L, avxbuf_kernel_available(k));
+    lua_setfield(L, -2, "available");
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+/* ---- knobs ---------------------------------------------------------------- */
+
+static void push_settings(lua_State *L, const avxbuf_settings *s)
+{
+  lua_createtable(L, 0, K_COUNT);
+  for (int k = 0; k < K_COUNT; k++) {
+    long long v = s->v[k];
+    switch (avxbuf_knobs[k].type) {
+    case KT_BOOL: lua_pushboolean(L, (int)v); break;
+    case KT_KERNEL: lua_pushstring(L, avxbuf_kernel_modes[v]); break;
+    default: lua_pushinteger(L, (lua_Integer)v); break;
+    }
+    lua_setfield(L, -2, avxbuf_knobs[k].name);
+  }
+}
+
+static int l_config(lua_State *L)
+{
+  push_settings(L, &STATE(L)->effective);
+  return 1;
+}
+
+static void knob_error(lua_State *L, const char *name, const char *what)
+{
+  luaL_argerror(L, 1, lua_pushfstring(L, "knob '%s' %s", name, what));
+}
+
+/* The value at the top of the stack, for knob k. */
+static long long knob_value(lua_State *L, int k)
+{
+  const char *name = avxbuf_knobs[k].name;
+  long long v = 0;
+  const char *err = NULL;
+  switch (avxbuf_knobs[k].type) {
+  case KT_BOOL:
+    if (lua_type(L, -1) != LUA_TBOOLEAN) knob_error(L, name, "must be true or false");
+    return lua_toboolean(L, -1);
+  case KT_KERNEL: {
+    size_t len;
+    const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+    err = s ? avxbuf_knob_parse(k, s, len, &v) : "must be \"auto\" or \"libc\"";
+    break;
+  }
+  default: {
+    int isint;
+    lua_Integer i = lua_tointegerx(L, -1, &isint);
+    if (lua_type(L, -1) != LUA_TNUMBER || !isint) knob_error(L, name, "must be an integer");
+    v = (long long)i;
+    err = avxbuf_knob_check(k, v);
+  }
+  }
+  if (err) knob_error(L, name, err);
+  return v;
+}
+
+static int unknown_knob(lua_State *L, int key)
+{
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (int k = 0; k < K_COUNT; k++) {
+    if (k) luaL_addstring(&b, ", ");
+    luaL_addstring(&b, avxbuf_knobs[k].name);
+  }
+  luaL_pushresult(&b);
+  const char *known = lua_tostring(L, -1);
+  return luaL_argerror(L, 1, lua_pushfstring(L, "unknown knob '%s' (knobs: %s)",
+                                             luaL_tolstring(L, key, NULL), known));
+}
+
+/* avxbuf.configure{knob = value, ...}: all or nothing. */
+static int l_configure(lua_State *L)
+{
+  avxbuf_state *st = STATE(L);
+  avxbuf_settings req = st->requested;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 1);
+  lua_pushnil(L);
+  while (lua_next(L, 1)) {
+    size_t len;
+    const char *name = lua_type(L, -2) == LUA_TSTRING ? lua_tolstring(L, -2, &len) : NULL;
+    int k = name ? avxbuf_knob_find(name, len) : -1;
+    if (k < 0) return unknown_knob(L, lua_gettop(L) - 1);
+    req.v[k] = knob_value(L, k);
+    lua_pop(L, 1);
+  }
+  st->requested = req;
+  avxbuf_state_resolve(st);
+  return l_config(L);
+}
+
+static int l_reset(lua_State *L)
+{
+  avxbuf_state_reset(STATE(L));
+  return l_config(L);
+}
+
+/* ---- CPU and policy --------------------------------------------------------- */
+
+static int l_cpu(lua_State *L)
+{
+  const avxbuf_machine *m = avxbuf_machine_get();
+  lua_newtable(L);
+  set_cpu(L, m->cpu);
+  set_decision(L, &m->defaults);
+  lua_pushstring(L, m->cpu->brand);
+  lua_setfield(L, -2, "brand");
+  lua_createtable(L, 0, 3);
+  set_fields(L, m->cpu, cache_fields, NFIELDS(cache_fields));
+  lua_setfield(L, -2, "cache");
+  lua_newtable(L);   /* the decision alone */
+  set_decision(L, &m->defaults);
+  lua_setfield(L, -2, "default");
+  return 1;
+}
+
+static uint32_t reg_field(lua_State *L, const char *name)
+{
+  lua_Integer v = 0;
+  int t = lua_getfield(L, 1, name);
+  if (t != LUA_TNIL) {
+    int isint;
+    v = lua_tointegerx(L, -1, &isint);
+    if (t != LUA_TNUMBER || !isint || v < 0 || v > 0xFFFFFFFF)
+      luaL_argerror(L, 1, lua_pushfstring(L, "field '%s' must be an integer from 0 to 0xFFFFFFFF", name));
+  }
+  lua_pop(L, 1);
+  return (uint32_t)v;
+}
+
+/* avxbuf.decide{vendor=, leaf1_eax=, ...}: the policy for any processor. */
+static int l_decide(lua_State *L)
+{
+  avxbuf_cpuid_raw raw;
+  avxbuf_cpu cpu;
+  avxbuf_defaults d;
+  memset(&raw, 0, sizeof raw);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  if (lua_getfield(L, 1, "vendor") != LUA_TNIL) {
+    size_t len = 0;
+    const char *v = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
+    if (v == NULL || len > 12)
+      luaL_argerror(L, 1, "field 'vendor' must be a string of at most 12 characters");
+    memcpy(raw.vendor, v, len);
+  }
+  lua_pop(L, 1);
+  static const struct { const char *name; size_t offset; } regs[] = {
+    { "leaf1_eax", offsetof(avxbuf_cpuid_raw, leaf1_eax) }, { "leaf1_ecx", offsetof(avxbuf_cpuid_raw, leaf1_ecx) },
+    { "leaf7_ebx", offsetof(avxbuf_cpuid_raw, leaf7_ebx) }, { "leaf7_ecx", offsetof(avxbuf_cpuid_raw, leaf7_ecx) },
+    { "leaf7_edx", offsetof(avxbuf_cpuid_raw, leaf7_edx) }, { "leaf7_1_eax", offsetof(avxbuf_cpuid_raw, leaf7_1_eax) },
+  };
+  for (size_t i = 0; i < NFIELDS(regs); i++)
+    *(uint32_t *)((char *)&raw + regs[i].offset) = reg_field(L, regs[i].name);
+  lua_Integer xcr0 = 0;
+  if (lua_getfield(L, 1, "xcr0") != LUA_TNIL) {
+    int isint;
+    xcr0 = lua_tointegerx(L, -1, &isint);
+    if (lua_type(L, -1) != LUA_TNUMBER || !isint)
+      luaL_argerror(L, 1, "field 'xcr0' must be an integer");
+  }
+  lua_pop(L, 1);
+  raw.xcr0 = (uint64_t)xcr0;
+  avxbuf_cpu_decode(&raw, &cpu);
+  avxbuf_policy(&cpu, &d);
+  lua_newtable(L);
+  set_cpu(L, &cpu);
+  set_decision(L, &d);
+  return 1;
+}
+
+const luaL_Reg avxbuf_settings_funcs[] = {
+  { "kernel", l_kernel }, { "kernels", l_kernels }, { "configure", l_configure },
+  { "config", l_config }, { "reset", l_reset }, { "cpu", l_cpu }, { "decide", l_decide },
+  { NULL, NULL }
+};
