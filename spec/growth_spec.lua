@@ -68,7 +68,8 @@ end
 function TestGrowth.test_put_checks_every_argument_before_appending()
   local b = avxbuf.from("keep")
   for k, bad in ipairs { 5, true, {}, print, 1.5 } do
-    local ok, err = pcall(function() return b:put("x", avxbuf.from("y"), bad, "z") end)
+    -- (not a tail call, which would lose the method's name under LuaJIT)
+    local ok, err = pcall(function() b:put("x", avxbuf.from("y"), bad, "z") end)
     lu.assertFalse(ok)
     lu.assertStrContains(err, "bad argument #3 to 'put' (string or avxbuf.buffer expected, got ")
     lu.assertEquals(b:tostring(), "keep", "case " .. k)
@@ -81,7 +82,7 @@ end
 function TestGrowth.test_resize_checks_its_argument()
   local b = avxbuf.from("keep")
   for _, bad in ipairs { -1, 1.5, "x", true, h.MAXINT, 2 ^ 60 } do
-    local ok, err = pcall(function() return b:resize(bad) end)
+    local ok, err = pcall(function() b:resize(bad) end)
     lu.assertFalse(ok)
     lu.assertStrContains(err, "bad argument #1 to 'resize'")
     lu.assertEquals(b:tostring(), "keep")
@@ -241,7 +242,9 @@ end
 
 -- A function whose module record was replaced fails with an error.
 function TestForgery.test_replaced_upvalue_is_an_error()
-  if not debug.setupvalue then lu.skip("no debug.setupvalue") end
+  if select("#", debug.getupvalue(avxbuf.new, 1)) == 0 then
+    lu.skip("this Lua's debug library cannot reach the upvalues of C functions")
+  end
   h.needs_children()
   local out = h.run_child({}, [[
     local avxbuf = require "avxbuf"
@@ -283,6 +286,9 @@ function TestMemory.test_dropped_buffers_do_not_pile_up()
 end
 
 function TestMemory.test_a_stopped_collector_stays_stopped()
+  if _VERSION == "Lua 5.1" and not rawget(_G, "jit") then
+    lu.skip("Lua 5.1 cannot tell whether its collector is stopped; buffer allocations step it anyway")
+  end
   collectgarbage("collect")
   collectgarbage("stop")
   local kept = setmetatable({}, { __mode = "v" })

@@ -83,7 +83,8 @@ static inline void fill_bytes(lmodule *m, void *d, int c, size_t n)
 /* The collector does not see blocks from the allocator, so every 64 KiB of
  * them is reported as a step "as if that many KiB were allocated": a loop
  * that drops large buffers then collects them as it would Lua's own
- * objects. A stopped collector stays stopped. */
+ * objects. A stopped collector stays stopped (Lua 5.1, which cannot say
+ * whether it is, is stepped anyway). */
 #define PACE_BYTES (64 * 1024)
 
 void avxbuf_pace(lua_State *L, lmodule *m)
@@ -394,6 +395,13 @@ static inline int fast_optint(lua_State *L, int arg, int top, lua_Integer dflt, 
   return lua_isnil(L, arg);
 }
 
+/* The bytes from index i to the end of len bytes, or -1 when i is outside
+ * 1..len + 1 (the checked tier then says so). */
+static inline lua_Integer rest(lua_Integer i, size_t len)
+{
+  return i >= 1 && (size_t)(i - 1) <= len ? (lua_Integer)(len - (size_t)(i - 1)) : -1;
+}
+
 /* [i, i + n) lies within len bytes (1-based i). */
 static inline int in_range(lua_Integer i, lua_Integer n, size_t len)
 {
@@ -435,7 +443,7 @@ static int l_copy(lua_State *L)
   else if (lua_type(L, 3) == LUA_TSTRING) src = (const unsigned char *)lua_tolstring(L, 3, &slen);
   else return copy_checked(L);
   int top = lua_gettop(L);
-  if (!fast_optint(L, 4, top, 1, &si) || !fast_optint(L, 5, top, (lua_Integer)slen - si + 1, &n)
+  if (!fast_optint(L, 4, top, 1, &si) || !fast_optint(L, 5, top, rest(si, slen), &n)
       || !in_range(si, n, slen) || !in_range(di, n, dst->len) || dst->module == NULL)
     return copy_checked(L);
   /* only a buffer copied onto itself can overlap */
@@ -459,7 +467,7 @@ static inline int fill_range(lua_State *L, buffer *b, int c, int arg_i)
 {
   lua_Integer i, n;
   int top = lua_gettop(L);
-  if (!fast_optint(L, arg_i, top, 1, &i) || !fast_optint(L, arg_i + 1, top, (lua_Integer)b->len - i + 1, &n)
+  if (!fast_optint(L, arg_i, top, 1, &i) || !fast_optint(L, arg_i + 1, top, rest(i, b->len), &n)
       || !in_range(i, n, b->len) || b->module == NULL)
     return fill_checked(L, b, c, arg_i);
   fill_bytes(b->module, b->data + (i - 1), c, (size_t)n);
