@@ -89,3 +89,68 @@ function TestCounters.test_pin_and_readings()
   local v, why = counters.msr(0, 0xE8)
   lu.assertTrue(v ~= nil or why:find("/dev/cpu/0/msr", 1, true) ~= nil)
 end
+
+-- Names that only the list's __index produces, and a resolve that drops
+-- them and collects garbage: the group must keep its own copies (before,
+-- add_event read freed memory: valgrind and ASan said so).
+function TestCounters.test_names_outlive_what_resolve_does_with_them()
+  if _VERSION == "Lua 5.1" then lu.skip("Lua 5.1's length operator ignores __len") end
+  local long = ("x"):rep(80)
+  local list = setmetatable({}, {
+    __index = function(_, i) if i <= 3 then return long .. "-" .. i end end,
+    __len = function() return 3 end,
+  })
+  local saved = events.resolve
+  events.resolve = function(name)
+    local _ = name
+    name = nil  -- luacheck: ignore
+    collectgarbage("collect")
+    return nil, "resolved away"
+  end
+  local ok, g = pcall(counters.open, list)
+  events.resolve = saved
+  lu.assertTrue(ok, g)
+  local r = g:stop()
+  local keys = {}
+  for k, v in pairs(r.events) do keys[#keys + 1] = k; lu.assertEquals(v.unavailable, "resolved away") end
+  table.sort(keys)
+  lu.assertEquals(keys, { long .. "-1", long .. "-2", long .. "-3" })
+end
+
+function TestCounters.test_long_names_stay_apart_and_repeats_open_once()
+  if h.QEMU then lu.skip("qemu-user does not emulate perf_event_open") end
+  local a = "r" .. ("0"):rep(70) .. "0728"
+  local b = "r" .. ("0"):rep(70) .. "1828"
+  local g = counters.open { a, b, "task-clock", "task-clock" }
+  local r = g:stop()
+  g:close()
+  lu.assertNotNil(r.events[a])
+  lu.assertNotNil(r.events[b])
+  local n = 0
+  for _ in pairs(r.events) do n = n + 1 end
+  lu.assertEquals(n, 3, "a name given twice is one event")
+end
+
+function TestCounters.test_bad_names_name_the_argument()
+  for _, list in ipairs { { "task-clock", 5 }, { true }, { "task-clock", {} } } do
+    local ok, err = pcall(counters.open, list)
+    lu.assertFalse(ok)
+    lu.assertStrContains(err, "bad argument #1 to ")
+    lu.assertStrContains(err, "is a ")
+  end
+end
+
+-- A counter's descriptor must not be inherited by child processes.
+function TestCounters.test_descriptors_are_close_on_exec()
+  if h.QEMU or h.NO_CHILDREN then lu.skip("needs perf_event_open and child processes") end
+  local g = counters.open { "task-clock" }
+  local out = io.popen("ls -l /proc/self/fd/ 2>&1"):read("*a")
+  g:close()
+  lu.assertNotStrContains(out, "perf_event")
+end
+
+function TestCounters.test_msr_checks_its_numbers()
+  for _, args in ipairs { { -1, 0xE8 }, { 2 ^ 32, 0xE8 }, { 0, -1 }, { 0, 2 ^ 33 } } do
+    lu.assertFalse(pcall(counters.msr, args[1], args[2]))
+  end
+end

@@ -29,7 +29,7 @@
 #define MAX_EVENTS 32
 
 typedef struct event {
-  char name[64];
+  const char *name;    /* in the group's own memory, after ev[] */
   int fd;              /* -1: unavailable */
   uint64_t id;
   char why[256];       /* when unavailable */
@@ -38,6 +38,7 @@ typedef struct event {
 typedef struct group {
   int n, leader;       /* leader: index of the group leader, or -1 */
   event ev[MAX_EVENTS];
+  char names[];        /* the events' names, each NUL-terminated */
 } group;
 
 static const struct { int err; const char *name; } errno_names[] = {
@@ -86,9 +87,12 @@ static void explain(char *out, size_t len, int err, uint32_t type)
   snprintf(out, len, "%s (%s)", what, errno_name(err));
 }
 
+/* Close-on-exec: a counter must not leak into the processes io.popen and
+ * os.execute start. */
 static long perf_open(struct perf_event_attr *attr, int group_fd)
 {
-  return syscall(SYS_perf_event_open, attr, 0 /* this thread */, -1 /* any cpu */, group_fd, 0);
+  return syscall(SYS_perf_event_open, attr, 0 /* this thread */, -1 /* any cpu */, group_fd,
+                 PERF_FLAG_FD_CLOEXEC);
 }
 
 static group *checkgroup(lua_State *L)
@@ -107,13 +111,11 @@ static void close_all(group *g)
   g->leader = -1;
 }
 
-/* Opens one event into g; type/config come from avxbuf.events. */
-static void add_event(group *g, const char *name, uint32_t type, uint64_t config)
+/* Opens event e of g; type/config come from avxbuf.events. */
+static void open_event(group *g, event *e, uint32_t type, uint64_t config)
 {
-  event *e = &g->ev[g->n++];
   struct perf_event_attr attr;
   memset(&attr, 0, sizeof attr);
-  snprintf(e->name, sizeof e->name, "%s", name);
   attr.size = sizeof attr;
   attr.type = type;
   attr.config = config;
@@ -130,39 +132,78 @@ static void add_event(group *g, const char *name, uint32_t type, uint64_t config
   }
   e->fd = (int)fd;
   if (ioctl(e->fd, PERF_EVENT_IOC_ID, &e->id) != 0) e->id = 0;
-  if (g->leader < 0) g->leader = g->n - 1;
+  if (g->leader < 0) g->leader = (int)(e - g->ev);
 }
 
-/* counters.open{name, ...} -> group */
+/* The names list, without repeats (an event named twice is opened once),
+ * as a new array at the top of the stack; returns how many, and the bytes
+ * their copies need. */
+static int unique_names(lua_State *L, size_t *bytes)
+{
+  lua_Integer n = luaL_len(L, 1);
+  luaL_argcheck(L, n >= 1 && n <= MAX_EVENTS, 1, "expected 1 to 32 event names");
+  lua_createtable(L, (int)n, 0);   /* the names */
+  lua_createtable(L, 0, (int)n);   /* the set of them */
+  int count = 0;
+  *bytes = 0;
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_geti(L, 1, i);
+    if (lua_type(L, -1) != LUA_TSTRING)
+      luaL_argerror(L, 1, lua_pushfstring(L, "event name %d is a %s, not a string", (int)i, luaL_typename(L, -1)));
+    lua_pushvalue(L, -1);
+    lua_rawget(L, -3);
+    int seen = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    if (seen) { lua_pop(L, 1); continue; }
+    lua_pushvalue(L, -1);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -4);
+    *bytes += lua_rawlen(L, -1) + 1;
+    lua_rawseti(L, -3, ++count);
+  }
+  lua_pop(L, 1);
+  return count;
+}
+
+/* counters.open{name, ...} -> group. The names are copied into the group
+ * before avxbuf.events resolves them: nothing that resolve does to its
+ * argument can pull a name from under the group. */
 static int l_open(lua_State *L)
 {
   luaL_checktype(L, 1, LUA_TTABLE);
-  lua_Integer n = luaL_len(L, 1);
-  luaL_argcheck(L, n >= 1 && n <= MAX_EVENTS, 1, "expected 1 to 32 event names");
+  lua_settop(L, 1);
+  size_t bytes;
+  int n = unique_names(L, &bytes);                          /* index 2 */
   lua_getglobal(L, "require");
   lua_pushliteral(L, "avxbuf.events");
   lua_call(L, 1, 1);
-  lua_getfield(L, -1, "resolve");                 /* index 3 */
-  group *g = lua_newuserdatauv(L, sizeof *g, 0);  /* index 4 */
+  lua_getfield(L, -1, "resolve");                           /* index 4 */
+  group *g = lua_newuserdatauv(L, sizeof *g + bytes, 0);    /* index 5 */
   g->n = 0;
   g->leader = -1;
   luaL_setmetatable(L, GROUP_NAME);
-  for (lua_Integer i = 1; i <= n; i++) {
-    lua_pushvalue(L, 3);
-    lua_geti(L, 1, i);
-    const char *name = luaL_checkstring(L, -1);
+  char *p = g->names;
+  for (int i = 0; i < n; i++) {
+    size_t len;
+    lua_rawgeti(L, 2, i + 1);
+    const char *name = lua_tolstring(L, -1, &len);
+    event *e = &g->ev[g->n++];
+    memcpy(p, name, len + 1);
+    e->name = p;
+    e->fd = -1;
+    snprintf(e->why, sizeof e->why, "not opened");
+    p += len + 1;
+    lua_pushvalue(L, 4);
+    lua_insert(L, -2);
     lua_call(L, 1, 2);   /* type, config | nil, reason; unknown names raise */
     if (lua_isnil(L, -2)) {
-      event *e = &g->ev[g->n++];
-      snprintf(e->name, sizeof e->name, "%s", name);
-      e->fd = -1;
-      snprintf(e->why, sizeof e->why, "%s", luaL_checkstring(L, -1));
+      const char *why = lua_tostring(L, -1);
+      snprintf(e->why, sizeof e->why, "%s", why ? why : "unavailable");
     } else {
-      add_event(g, name, (uint32_t)luaL_checkinteger(L, -2), (uint64_t)luaL_checkinteger(L, -1));
+      open_event(g, e, (uint32_t)luaL_checkinteger(L, -2), (uint64_t)luaL_checkinteger(L, -1));
     }
     lua_pop(L, 2);
   }
-  lua_pushvalue(L, 4);
   return 1;
 }
 
@@ -239,8 +280,9 @@ static int l_close(lua_State *L)
 /* counters.available() -> true | false, reason: can this thread count cycles? */
 static int l_available(lua_State *L)
 {
-  group g = { .n = 0, .leader = -1 };
-  add_event(&g, "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
+  group g = { .n = 1, .leader = -1 };
+  g.ev[0].name = "cycles";
+  open_event(&g, &g.ev[0], PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
   int ok = g.ev[0].fd >= 0;
   lua_pushboolean(L, ok);
   if (ok) lua_pushliteral(L, "hardware counters can be opened for this thread");
@@ -263,6 +305,18 @@ static int l_pin(lua_State *L)
     return 2;
   }
   lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* counters.cpus() -> {cpu, ...}: the CPUs this thread may run on */
+static int l_cpus(lua_State *L)
+{
+  cpu_set_t set;
+  lua_newtable(L);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 1;
+  int n = 0;
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET(c, &set)) { lua_pushinteger(L, c); lua_rawseti(L, -2, ++n); }
   return 1;
 }
 
@@ -292,6 +346,8 @@ static int l_tsc(lua_State *L)
 static int l_msr(lua_State *L)
 {
   lua_Integer cpu = luaL_checkinteger(L, 1), reg = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, cpu >= 0 && cpu < CPU_SETSIZE, 1, "no such CPU number");
+  luaL_argcheck(L, reg >= 0 && reg <= 0xFFFFFFFF, 2, "an MSR number is from 0 to 0xFFFFFFFF");
   char path[64];
   uint64_t value;
   snprintf(path, sizeof path, "/dev/cpu/%d/msr", (int)cpu);
@@ -319,7 +375,7 @@ static const luaL_Reg group_methods[] = {
 };
 
 static const luaL_Reg module_funcs[] = {
-  { "open", l_open }, { "available", l_available }, { "pin", l_pin },
+  { "open", l_open }, { "available", l_available }, { "pin", l_pin }, { "cpus", l_cpus },
   { "clock", l_clock }, { "tsc", l_tsc }, { "msr", l_msr },
   { NULL, NULL }
 };
