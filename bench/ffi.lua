@@ -1,10 +1,10 @@
 -- LuaJIT: the cost of a small copy through avxbuf's FFI path against ffi.copy,
 -- in the same run. luajit bench/ffi.lua   (after `make LUA=luajit`)
-package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.path = "lua/?.lua;lua/?/init.lua;bench/lib/?.lua;" .. package.path
 package.cpath = "build/luajit/?.so;" .. package.cpath
 local ffi = require "ffi"
 local avxbuf = require "avxbuf"
-local bench = require "avxbuf.bench"
+local bench = require "harness"
 assert(jit, "run this with luajit")
 assert(avxbuf.ffi, "avxbuf's FFI path is not active")
 

@@ -1,24 +1,29 @@
 -- What does each vector width cost a Lua program on this machine, and is the
--- core being downclocked? Runs the xml.transform analog (lua/avxbuf/transform.lua)
+-- core being downclocked? Runs the xml.transform analog (bench/lib/transform.lua)
 -- once per configuration row, with licence counters and effective frequency.
--- lua5.4 bench/transform.lua [--quick] [--seconds S] [--iterations N] [--warmup N]
---                           [--rows "knobs;knobs"] [--pin CPU] [--json FILE]
-package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+-- Rows are measured in interleaved rounds and compared with the first one,
+-- each with a 95% confidence interval (bench/lib/stats.lua says how).
+-- lua5.4 bench/transform.lua [--quick] [--rounds N] [--seconds S] [--warmup N]
+--                           [--rows "knobs;knobs"] [--pin CPU|none] [--clock cpu|wall] [--json FILE]
+package.path = "lua/?.lua;lua/?/init.lua;bench/lib/?.lua;" .. package.path
 package.cpath = "build/?.so;" .. package.cpath
 local argparse = require "argparse"
 local avxbuf = require "avxbuf"
 local counters = require "avxbuf.counters"
-local bench = require "avxbuf.bench"
-local transform = require "avxbuf.transform"
+local bench = require "harness"
+local transform = require "transform"
+local stats = require "stats"
 
 local parser = argparse("transform.lua", "xml.transform analog: throughput per vector width, with licence counters")
-parser:option("--seconds", "measuring time per row", "10")
-parser:option("--iterations", "measured iterations per row (overrides --seconds)")
+parser:option("--rounds", "measured rounds (every row once per round); default 15, 10 with --quick")
+parser:option("--seconds", "measure for at least this long per row", "0")
 parser:option("--warmup", "unmeasured iterations per row", "2")
 parser:option("--rows", 'custom rows as knob strings, e.g. "use_avx=2;use_avx=3 max_vector_size=32"')
-parser:option("--pin", "pin the process to this CPU (sched_setaffinity)")
+parser:option("--pin", "pin the process to this CPU, or none; default: the last CPU it may run on, "
+              .. "when it may run on more than one")
+parser:option("--clock", "time by process CPU time (cpu) or elapsed time (wall)", "cpu"):choices { "cpu", "wall" }
 parser:option("--json", "write the results to this file")
-parser:flag("--quick", "small documents, 3 iterations: all rows in well under 30 s")
+parser:flag("--quick", "small documents and 10 rounds: all rows in about 30 s")
 local args = parser:parse()
 
 local ROWS = {
@@ -54,8 +59,14 @@ local function skip_reason(knobs)
   return string.format("needs use_avx=%d; this CPU and OS allow %d", want, cpu.max_use_avx)
 end
 
-if args.pin then
-  local ok, err = counters.pin(assert(tonumber(args.pin), "--pin takes a CPU number"))
+-- One CPU, so that the process, its counters and its licence stay together.
+local allowed = counters.cpus()
+local pin_cpu = args.pin ~= "none" and (tonumber(args.pin) or (#allowed > 1 and allowed[#allowed])) or nil
+if args.pin and args.pin ~= "none" and not tonumber(args.pin) then
+  io.stderr:write("--pin takes a CPU number or none\n") os.exit(1)
+end
+if pin_cpu then
+  local ok, err = counters.pin(pin_cpu)
   if not ok then io.stderr:write("--pin: ", err, "\n") os.exit(1) end
 end
 
@@ -75,11 +86,10 @@ local function tsc_ghz()
   return (t1 - t0) / (c1 - c0) / 1e9
 end
 
-local pin_cpu = tonumber(args.pin) or 0
 local function aperf_mperf()
-  local a, why = counters.msr(pin_cpu, 0xE8)
+  local a, why = counters.msr(pin_cpu or 0, 0xE8)
   if not a then return nil, why end
-  local m, why2 = counters.msr(pin_cpu, 0xE7)
+  local m, why2 = counters.msr(pin_cpu or 0, 0xE7)
   if not m then return nil, why2 end
   return { a, m }
 end
@@ -87,15 +97,15 @@ end
 local docs = transform.documents(args.quick)
 local doc_bytes = 0
 for _, d in ipairs(docs) do doc_bytes = doc_bytes + #d.xml end
-local iterations = tonumber(args.iterations) or (args.quick and 3 or nil)
+local min_rounds = tonumber(args.rounds) or (args.quick and 10 or 15)
 local seconds = tonumber(args.seconds)
 local warmup = args.quick and 1 or tonumber(args.warmup)
 
 print(string.format("# %s (%s): %s", cpu.brand, cpu.uarch, cpu.reason))
 print(string.format("# workload: %d documents (%d shapes, %.0f KB), %d templates; op = all of them; "
-  .. "score = ops/min, median of %s, rows interleaved", #docs, #transform.SHAPE_NAMES,
-  doc_bytes / 1024, transform.TEMPLATE_COUNT,
-  iterations and (iterations .. " iterations") or ("about " .. seconds .. " s per row")))
+  .. "score = ops/min by %s time, median of %d or more interleaved rounds%s", #docs, #transform.SHAPE_NAMES,
+  doc_bytes / 1024, transform.TEMPLATE_COUNT, args.clock, min_rounds,
+  pin_cpu and string.format("; pinned to CPU %d", pin_cpu) or ""))
 
 -- The reference checksum, from the pure-Lua path, before any timing.
 local ref_crc, ref_bytes = transform.reference(docs)
@@ -145,7 +155,7 @@ for _, spec in ipairs(row_specs) do
       error(string.format("row %s: checksum %08x differs from the reference %08x", spec, crc, ref_crc))
     end
     for _ = 1, warmup do row.op() end
-    row.scores, row.counters, row.time_enabled, row.time_running = {}, {}, 0, 0
+    row.wall, row.cpu, row.counters, row.time_enabled, row.time_running = {}, {}, {}, 0, 0
     row.group = counters.open(EVENT_NAMES)
     rows[#rows + 1] = row
   end
@@ -173,24 +183,47 @@ repeat
     collectgarbage("collect")
     local am0 = aperf_mperf()
     row.group:start()
-    local t0 = counters.clock()
+    local c0, t0 = os.clock(), counters.clock()
     row.op()
-    local dt = counters.clock() - t0
+    local dt, dc = counters.clock() - t0, os.clock() - c0
     accumulate(row, row.group:stop())
     local am1 = aperf_mperf()
     if am0 and am1 then
       row.aperf = (row.aperf or 0) + am1[1] - am0[1]
       row.mperf = (row.mperf or 0) + am1[2] - am0[2]
     end
-    row.scores[#row.scores + 1] = 60 / dt
+    row.wall[#row.wall + 1], row.cpu[#row.cpu + 1] = dt, dc
   end
-  local done = #rows == 0 or #rows[1].scores >= (iterations or 3)
-  if not iterations then done = done and counters.clock() - started >= seconds * #rows end
+  local done = #rows == 0 or (#rows[1].wall >= min_rounds and counters.clock() - started >= seconds * #rows)
 until done
 
-print(string.format("\n%-32s %10s %17s %8s %9s %6s  %s", "row", "ops/min", "min-max", "vs dflt",
-                    "checksum", "GHz", "lvl0 / lvl1 / lvl2 / throttle"))
-local default_score
+-- Each row against the first, round by round; the noise of the run is the
+-- spread of those per-round log ratios, and the smallest effect it could
+-- have detected is the widest half-width of their intervals.
+local base = rows[1]
+local spreads, half_widths = {}, {}
+for i, row in ipairs(rows) do
+  row.times = row[args.clock]
+  if i > 1 then
+    local r = stats.ratio(base.times, row.times)
+    row.ratio, row.ci, row.significant = r.ratio, r.ci, r.significant
+    local d = {}
+    for k = 1, #row.times do d[k] = math.log(row.times[k] / base.times[k]) end
+    spreads[#spreads + 1] = stats.robust_sd(d)
+    half_widths[#half_widths + 1] = r.ci and math.max(r.ci[2] / r.ratio, r.ratio / r.ci[1]) - 1 or math.huge
+  end
+end
+if #spreads > 0 then
+  local detectable = math.max(table.unpack(half_widths))
+  results.noise = { per_round_sd = bench.median(spreads), detectable = detectable < math.huge and detectable or nil }
+  print(string.format("# noise: per-round ratios spread by +-%.1f%% (robust sd); %s", 100 * results.noise.per_round_sd,
+    detectable < math.huge and string.format("effects under %.1f%% could not be told from it in this run",
+                                             100 * detectable)
+      or "too few rounds for any interval (at least 6 are needed)"))
+end
+
+print(string.format("\n%-32s %9s %15s %7s %15s  %-12s %9s %6s  %s", "row", "ops/min", "min-max", "ratio",
+                    "95% CI", "difference", "checksum", "GHz", "lvl0 / lvl1 / lvl2 / throttle"))
 for _, row in ipairs(results.rows) do
   if row.skipped then
     print(string.format("%-32s skipped: %s", row.name, row.skipped))
@@ -198,8 +231,9 @@ for _, row in ipairs(results.rows) do
     row.group:close()
     row.group, row.op = nil, nil
     local sorted = {}
-    for i, v in ipairs(row.scores) do sorted[i] = v end
+    for i, t in ipairs(row.times) do sorted[i] = 60 / t end
     table.sort(sorted)
+    row.scores = sorted
     row.score = bench.median(sorted)
     -- Effective frequency: cycles / ref-cycles x TSC rate, or APERF / MPERF x TSC rate.
     local cy, ref = row.counters.cycles.value, row.counters["ref-cycles"].value
@@ -210,15 +244,19 @@ for _, row in ipairs(results.rows) do
     else
       row.ghz_unavailable = "needs cycles and ref-cycles, or readable APERF/MPERF"
     end
-    if row.name == "default" then default_score = row.score end
     local lic = {}
     for _, name in ipairs(LICENCE_COLUMNS) do
       local e = row.counters[name]
       lic[#lic + 1] = e.value and fmt_count(e.value) or "n/a"
     end
-    print(string.format("%-32s %10.1f %17s %8s %9s %6s  %s%s", row.name, row.score,
+    -- a ratio of times: above 1 the row is slower than the first
+    local verdict = not row.ratio and "(baseline)"
+      or not row.significant and "none found"
+      or row.ratio > 1 and "slower" or "faster"
+    print(string.format("%-32s %9.1f %15s %7s %15s  %-12s %9s %6s  %s%s", row.name, row.score,
       string.format("%.1f-%.1f", sorted[1], sorted[#sorted]),
-      default_score and string.format("%.3f", row.score / default_score) or "-",
+      row.ratio and string.format("%.3f", row.ratio) or "1",
+      row.ci and string.format("%.3f-%.3f", row.ci[1], row.ci[2]) or "-", verdict,
       row.checksum, row.ghz and string.format("%.2f", row.ghz) or "n/a", table.concat(lic, " / "),
       row.multiplexed and "  (multiplexed: estimates)" or ""))
     for name, e in pairs(row.counters) do
@@ -236,5 +274,13 @@ if #names > 0 then
   print("\n# unavailable counters (shown as n/a above):")
   for _, name in ipairs(names) do print(string.format("#   %-30s %s", name, reported[name])) end
 end
+
+local found = false
+for _, row in ipairs(rows) do found = found or row.significant end
+if #rows > 1 and not found then
+  print("\n# no difference this machine can detect: every interval contains 1")
+end
+print("# ratio: time of the row / time of the first row, Hodges-Lehmann over paired rounds; "
+      .. "95% CI by the Wilcoxon signed-rank test (bench/lib/stats.lua)")
 
 if args.json then bench.write_json(args.json, results) end

@@ -66,9 +66,14 @@ function M.assert_bytes(actual, expected, what)
   end
 end
 
--- Every kernel this build can run (see lua/avxbuf/kernels.lua).
+-- Every kernel this build can run (see bench/lib/kernel_list.lua).
 function M.kernel_configs()
-  return require("avxbuf.kernels").list(avxbuf)
+  return require("kernel_list").list(avxbuf)
+end
+
+-- The address of a buffer's data (buf:ref() gives it as a light userdata).
+function M.address(buf)
+  return tonumber(tostring((buf:ref())):match("0x(%x+)"), 16)
 end
 
 function M.use(knobs)

@@ -10,7 +10,7 @@ local lua = arg[-1] or "lua5.4"
 local child_dir = os.getenv("AVXBUF_SPEC_DIR")
 
 if child_dir then
-  package.path = "lua/?.lua;lua/?/init.lua;spec/?.lua;" .. package.path
+  package.path = "lua/?.lua;lua/?/init.lua;spec/?.lua;bench/lib/?.lua;" .. package.path
   package.cpath = child_dir .. "/?.so;" .. package.cpath
   local lu = require "luaunit"
   local specs = {}

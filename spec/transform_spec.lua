@@ -3,7 +3,7 @@
 local lu = require "luaunit"
 local h = require "helpers"
 local avxbuf = h.avxbuf
-local transform = require "avxbuf.transform"
+local transform = require "transform"
 
 TestTransform = {}
 TestTransform.tearDown = avxbuf.reset
@@ -44,7 +44,8 @@ function TestTransform.test_bench_quick_json()
   if _VERSION ~= "Lua 5.4" or jit then lu.skip("the benchmarks are Lua 5.4 programs") end
   local json = os.tmpname()
   local out, status = h.run_child({}, string.format(
-    "arg = {[0] = 'bench/transform.lua', '--quick', '--iterations', '1', '--json', %q} dofile(arg[0])", json))
+    "arg = {[0] = 'bench/transform.lua', '--quick', '--rounds', '2', '--pin', 'none', '--json', %q} dofile(arg[0])",
+    json))
   lu.assertEquals(status, 0, out)
   local f = assert(io.open(json))
   local r = require("cjson").decode(f:read("*a"))
@@ -63,7 +64,15 @@ function TestTransform.test_bench_quick_json()
     else
       lu.assertEquals(row.checksum, r.reference_checksum, row.name)
       lu.assertTrue(row.score > 0)
-      lu.assertEquals(#row.scores, 1)
+      lu.assertEquals(#row.scores, 2)
+      lu.assertEquals(#row.wall, 2)
+      lu.assertEquals(#row.cpu, 2)
+      if row.name ~= "default" then
+        -- two rounds can never be significant: the interval is unbounded
+        lu.assertTrue(row.ratio > 0)
+        lu.assertNil(row.ci)
+        lu.assertFalse(row.significant)
+      end
       for _, name in ipairs { "cycles", "ref-cycles", "instructions", "task-clock",
                               "core_power.lvl1_turbo_license" } do
         local e = row.counters[name]
@@ -72,4 +81,5 @@ function TestTransform.test_bench_quick_json()
     end
   end
   lu.assertStrContains(out, "# unavailable counters")
+  lu.assertStrContains(out, "no difference this machine can detect")
 end
