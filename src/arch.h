@@ -4,9 +4,18 @@
 #ifndef AVXBUF_ARCH_H
 #define AVXBUF_ARCH_H
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__x86_64__)
 #define AVXBUF_X86 1
 #define AVXBUF_ARCH "x86_64"
+#elif defined(__i386__)
+/* The kernels' small moves are SSE2 code, and a 32-bit build may run on
+ * processors without it (Debian's i386 baseline has none): with -msse2 (or
+ * a -march that has it) i386 gets the x86 kernels, without it the C
+ * library's. */
+#ifdef __SSE2__
+#define AVXBUF_X86 1
+#endif
+#define AVXBUF_ARCH "i386"
 #elif defined(__aarch64__)
 #define AVXBUF_ARCH "aarch64"
 #elif defined(__arm__)

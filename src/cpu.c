@@ -39,7 +39,11 @@ void avxbuf_cpu_decode(const avxbuf_cpuid_raw *raw, avxbuf_cpu *cpu)
                             raw->leaf7_edx, raw->leaf7_1_eax };
   memset(cpu, 0, sizeof *cpu);
   cpu->x86 = 1;   /* CPUID values describe an x86 processor */
-  cpu->arch = "x86_64";
+#ifdef AVXBUF_X86
+  cpu->arch = AVXBUF_ARCH;
+#else
+  cpu->arch = "x86_64";   /* decide{} in a build without x86 kernels */
+#endif
   memcpy(cpu->vendor, raw->vendor, sizeof cpu->vendor);
   cpu->vendor[sizeof cpu->vendor - 1] = '\0';
   cpu->vendor_id = !strcmp(cpu->vendor, "GenuineIntel") ? V_INTEL

@@ -106,9 +106,11 @@ static long long pick(const avxbuf_state *st, int k, long long dflt)
   return st->requested.v[k] != AVXBUF_UNSET ? st->requested.v[k] : dflt;
 }
 
+/* A threshold in bytes (0: never) as a size; beyond SIZE_MAX (a 32-bit
+ * size_t) it is never reached either. */
 static size_t from(long long threshold)
 {
-  return threshold == 0 ? SIZE_MAX : (size_t)threshold;
+  return threshold == 0 || (unsigned long long)threshold > SIZE_MAX ? SIZE_MAX : (size_t)threshold;
 }
 
 static void plan(avxbuf_state *st)
@@ -131,7 +133,7 @@ static void plan(avxbuf_state *st)
    * stores run at licence 0, and rep stosb keeps its window. */
   p->fill_wide = e[K_VECTOR_ZEROING] ? wide : FAMILY_SSE2;
   p->fill_narrow = e[K_VECTOR_ZEROING] ? narrow : FAMILY_SSE2;
-  p->wide_from = split ? (size_t)e[K_AVX3_THRESHOLD] : 0;
+  p->wide_from = split ? from(e[K_AVX3_THRESHOLD]) : 0;
   p->rep_movsb_from = from(e[K_REP_MOVSB_THRESHOLD]);
   p->rep_stosb_from = from(e[K_REP_STOSB_THRESHOLD]);
   /* A copy of n bytes streams 2n through the cache, a fill n: fills start

@@ -152,9 +152,9 @@ void avxbuf_policy(const avxbuf_cpu *cpu, avxbuf_defaults *out)
     out->rule = "not-x86";
     out->source = "the build's target architecture";
     out->avx3_threshold = 4096;
-    snprintf(out->reason, sizeof out->reason,
-             "%s: not an x86 processor, so no SSE/AVX kernels; using the C library's memmove/memset",
-             cpu->arch);
+    snprintf(out->reason, sizeof out->reason, "%s: %s, so no SSE/AVX kernels; using the C library's memmove/memset",
+             cpu->arch, strcmp(cpu->arch, "i386") ? "not an x86 processor"
+                        : "built without SSE2 (the i386 baseline; -msse2 brings the kernels)");
     return;
   }
   const cpu_row *row = find_row(cpu);
