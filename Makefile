@@ -10,7 +10,6 @@ LUA_INC ?= $(shell pkg-config --cflags $(LUA) 2>/dev/null || \
 	echo -I/usr/include/$(if $(filter luajit,$(LUA)),luajit-2.1,$(LUA)))
 LUA_LIB ?= $(shell pkg-config --libs $(LUA) 2>/dev/null || \
 	echo -l$(if $(filter luajit,$(LUA)),luajit-5.1,$(LUA)))
-LUA_DEV = $(if $(filter luajit,$(LUA)),libluajit-5.1-dev,$(if $(filter lua5.1,$(LUA)),liblua5.1-0-dev,lib$(LUA)-dev))
 CC ?= cc
 CFLAGS ?= -O2 -g
 # Where a build goes, and extra flags for it (the sanitizer builds set both).
@@ -26,27 +25,25 @@ AVXBUF_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden -fn
 EMUL_CFLAGS = -DAVXBUF_EMULATE_AVX512 -DAVXBUF_CHECK_ALIGNMENT
 LDFLAGS_SO = -shared -pthread $(SAN)
 
-CORE_SRC = src/cpu.c src/policy.c src/settings.c src/dispatch.c \
-	src/kernels/sse2.c src/kernels/avx.c src/kernels/avx2.c src/kernels/avx512.c \
-	src/kernels/erms.c src/kernels/libc.c
-BINDING_SRC = src/lavxbuf.c src/lbuffer.c src/lsettings.c src/lcapi.c src/lluajit.c
-SRC = $(BINDING_SRC) $(CORE_SRC)
+# The module's sources, as the rockspec lists them (one list for both
+# builds): the binding (src/l*.c) and the core it binds.
+SRC := $(shell sed -n '/^ *avxbuf = {/,/^ *},/p' avxbuf-scm-1.rockspec | grep -o 'src/[^"]*\.c')
+BINDING_SRC = $(filter src/l%.c,$(SRC))
+CORE_SRC = $(filter-out src/l%.c,$(SRC))
 HDR = $(wildcard src/*.h src/kernels/*.h include/*.h)
 NATIVE_OBJ = $(SRC:src/%.c=$(BUILD)/obj/%.o)
 EMUL_OBJ = $(SRC:src/%.c=$(BUILD)/emul/obj/%.o)
 NATIVE = $(BUILD)/avxbuf.so $(BUILD)/avxbuf/counters.so
 MODULES = $(NATIVE) $(BUILD)/emul/avxbuf.so $(BUILD)/emul/avxbuf/counters.so
 
-DEBIAN_PACKAGES = $(LUA) $(LUA_DEV) lua-unit libsimde-dev lua-argparse lua-cjson pkg-config gcc make
-HARDENING_PACKAGES = clang libclang-rt-14-dev valgrind
 
 
-.PHONY: all modules native static deps deps-hardening test test-versions test-aarch64 bench sweep sanitize valgrind fuzz threads hardening lint audit clean
+.PHONY: all modules native static deps deps-hardening test test-versions test-aarch64 test-i386 release-rockspec dist test-install bench sweep sanitize valgrind fuzz threads hardening lint audit clean
 
 # What the specs load besides the module: the C API test module (also built
 # for a future C API version), the two-state harness, the embedding host.
 SPEC_BUILDS = $(BUILD)/two_states $(BUILD)/capi.so $(BUILD)/emul/capi.so $(BUILD)/capi_future/capi.so
-all: modules $(SPEC_BUILDS) $(BUILD)/bench/noop.so
+all: modules $(SPEC_BUILDS) $(BUILD)/bench/noop.so $(if $(filter lua5.4,$(LUA)),$(BUILD)/bench/csweep)
 
 modules: $(MODULES)
 
@@ -90,6 +87,12 @@ $(BUILD)/capi_future/capi.so: spec/capi_module.c include/avxbuf.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(AVXBUF_CFLAGS) -Iinclude -DAVXBUF_API_VERSION=2 $(LDFLAGS_SO) -o $@ $<
 
+# The kernel sweep without Lua: the core objects and glibc, timed from C.
+CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/obj/%.o)
+$(BUILD)/bench/csweep: bench/csweep.c $(CORE_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra -Isrc -o $@ $^ -lpthread
+
 # The do-nothing C function the call-cost table measures against.
 $(BUILD)/bench/noop.so: bench/noop.c
 	@mkdir -p $(dir $@)
@@ -100,26 +103,14 @@ $(BUILD)/two_states: spec/two_states.c spec/harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra $(LUA_INC) -Isrc -o $@ $< $(LUA_LIB) -ldl
 
-# Installs the Debian packages a target needs: with apt-get as root,
-# otherwise prints the command and stops.
-define install_missing
-	@missing=$$(for p in $(1); do \
-	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "installing:" $$missing; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
-	  else \
-	    echo "missing Debian packages; run: sudo apt-get install -y $$missing"; exit 1; \
-	  fi; \
-	fi
-endef
-
+# Set-up, not building: tools/deps.sh installs what a group of targets needs
+# (apt-get as root; otherwise it prints the command) and does nothing when
+# it is all there.
 deps:
-	$(call install_missing,$(DEBIAN_PACKAGES))
+	@tools/deps.sh build $(LUA)
 
 deps-hardening: deps
-	$(call install_missing,$(HARDENING_PACKAGES))
+	@tools/deps.sh hardening
 
 # Lua 5.4 also runs the suite in the embedding host (DIR@PROGRAM).
 test: deps
@@ -148,14 +139,26 @@ sweep: deps
 # which qemu-user does not emulate.
 AARCH64_SYSROOT = /usr/aarch64-linux-gnu
 test-aarch64: deps
-	@if [ "$$(id -u)" = 0 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then \
-	  dpkg --add-architecture arm64 && apt-get update -qq; fi
-	$(call install_missing,gcc-aarch64-linux-gnu qemu-user liblua5.4-dev:arm64)
-	@$(MAKE) --no-print-directory native BUILD=build/aarch64 CC=aarch64-linux-gnu-gcc LUA_INC=-I/usr/include/lua5.4
+	@tools/deps.sh aarch64
+	@$(MAKE) --no-print-directory native build/aarch64/capi.so BUILD=build/aarch64 CC=aarch64-linux-gnu-gcc \
+	  LUA_INC=-I/usr/include/lua5.4
 	aarch64-linux-gnu-gcc -O2 -I/usr/include/lua5.4 -o build/aarch64/runner spec/runner.c \
 	  -L/usr/lib/aarch64-linux-gnu -llua5.4 -lm -ldl
 	AVXBUF_SPEC_DIR=build/aarch64 AVXBUF_SPEC_NO_CHILDREN=1 AVXBUF_SPEC_QEMU=1 \
 	  qemu-aarch64 -L $(AARCH64_SYSROOT) build/aarch64/runner spec/run.lua
+
+# 32-bit x86, run natively: the module and spec/runner.c built with -m32
+# against the i386 liblua5.4, twice: as Debian's i386 baseline builds it (no
+# SSE2: the C library's kernels) and with -msse2 (the x86 kernels). Child
+# processes would be the 64-bit interpreter, so those specs are skipped.
+test-i386: deps
+	@tools/deps.sh i386
+	@set -e; for f in build/i386 build/i386-sse2; do \
+	  flags="-m32"; [ $$f = build/i386-sse2 ] && flags="-m32 -msse2"; \
+	  $(MAKE) --no-print-directory native $$f/capi.so BUILD=$$f CC="gcc $$flags" LUA_INC=-I/usr/include/lua5.4; \
+	  gcc $$flags -O2 -I/usr/include/lua5.4 -o $$f/runner spec/runner.c -L/usr/lib/i386-linux-gnu -llua5.4 -lm -ldl; \
+	done
+	$(LUA) spec/run.lua build/i386@build/i386/runner build/i386-sse2@build/i386-sse2/runner
 
 # ---- hardening ---------------------------------------------------------------
 
@@ -183,7 +186,7 @@ valgrind: deps-hardening
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc
 FUZZ_SECONDS ?= 20
-FUZZERS = build/fuzz/kernels build/fuzz/kernels_emul build/fuzz/options build/fuzz/decide
+FUZZERS = build/fuzz/kernels build/fuzz/kernels_emul build/fuzz/options build/fuzz/decide build/fuzz/pack
 
 build/fuzz/kernels: fuzz/fuzz_kernels.c $(CORE_SRC) $(HDR)
 	@mkdir -p $(dir $@)
@@ -200,6 +203,12 @@ build/fuzz/options: fuzz/fuzz_options.c src/settings.c $(HDR)
 build/fuzz/decide: fuzz/fuzz_decide.c src/cpu.c src/policy.c $(HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_decide.c src/cpu.c src/policy.c -lpthread
+
+# The whole module in a Lua 5.4 state (Lua itself uninstrumented).
+build/fuzz/pack: fuzz/fuzz_pack.c $(SRC) $(HDR)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Iinclude $(LUA_INC) -D_POSIX_C_SOURCE=200809L -o $@ fuzz/fuzz_pack.c $(SRC) \
+	  $(LUA_LIB) -lpthread -lm
 
 fuzz: deps-hardening $(FUZZERS)
 	@for f in $(FUZZERS); do \
@@ -223,6 +232,47 @@ threads: deps-hardening
 
 hardening: sanitize valgrind fuzz threads
 
+# ---- release ---------------------------------------------------------------------
+
+# A release is the rockspec avxbuf-VERSION-1.rockspec (made from the scm one
+# by `make release-rockspec`) and the source rock `make dist` writes: that
+# rockspec and the tree at HEAD (git archive), zipped as LuaRocks packs it.
+# `make test-install` installs it with LuaRocks from a local rocks server
+# and nothing else -- no network -- for Lua 5.4 and for LuaJIT.
+VERSION = 1.0.0
+RELEASE_ROCKSPEC = avxbuf-$(VERSION)-1.rockspec
+SRC_ROCK = build/dist/avxbuf-$(VERSION)-1.src.rock
+
+release-rockspec:
+	@tools/deps.sh dist
+	rm -rf build/release && mkdir -p build/release && cp avxbuf-scm-1.rockspec build/release/
+	cd build/release && luarocks new_version avxbuf-scm-1.rockspec $(VERSION) --tag=v$(VERSION)
+	cp build/release/$(RELEASE_ROCKSPEC) .
+
+dist: deps
+	@tools/deps.sh dist
+	$(LUA) tools/same_rockspecs.lua avxbuf-scm-1.rockspec $(RELEASE_ROCKSPEC)
+	luarocks lint $(RELEASE_ROCKSPEC)
+	rm -rf build/dist && mkdir -p build/dist/stage
+	git archive --format=tar --prefix=avxbuf/ HEAD | tar -x -C build/dist/stage
+	cp $(RELEASE_ROCKSPEC) build/dist/stage/
+	cd build/dist/stage && zip -qr ../$(notdir $(SRC_ROCK)) $(RELEASE_ROCKSPEC) avxbuf
+	@echo "wrote $(SRC_ROCK)"
+
+INSTALL_CHECK = local a = require "avxbuf"; local b = a.new(); b:put("ok"); assert(b:tostring() == "ok"); \
+	assert(require("avxbuf.counters").clock() > 0); print(_VERSION .. ": installed avxbuf " .. a.version .. ", " .. a.cpu().reason)
+test-install: dist
+	@tools/deps.sh build luajit
+	rm -rf build/dist/server build/dist/tree-5.4 build/dist/tree-5.1 && mkdir -p build/dist/server
+	cp $(SRC_ROCK) build/dist/server/ && luarocks-admin make_manifest build/dist/server >/dev/null
+	luarocks --lua-version 5.4 install avxbuf --only-server=$(CURDIR)/build/dist/server --tree build/dist/tree-5.4
+	LUA_PATH="build/dist/tree-5.4/share/lua/5.4/?.lua;;" LUA_CPATH="build/dist/tree-5.4/lib/lua/5.4/?.so" \
+	  lua5.4 -e '$(INSTALL_CHECK)'
+	luarocks --lua-version 5.1 install avxbuf --only-server=$(CURDIR)/build/dist/server --tree build/dist/tree-5.1 \
+	  LUA_INCDIR=/usr/include/luajit-2.1
+	LUA_PATH="build/dist/tree-5.1/share/lua/5.1/?.lua;;" LUA_CPATH="build/dist/tree-5.1/lib/lua/5.1/?.so" \
+	  luajit -e '$(INSTALL_CHECK) assert(a.ffi, "the FFI path")'
+
 # ---- instruction audit -------------------------------------------------------
 
 # What avxbuf promises about instructions, checked on the compiled code
@@ -233,7 +283,7 @@ hardening: sanitize valgrind fuzz threads
 AUDIT_COMPILERS = gcc clang
 AUDIT_LEVELS = -O0 -O1 -O2 -O3 -Os
 audit: deps
-	$(call install_missing,clang binutils luarocks)
+	@tools/deps.sh audit
 	@$(MAKE) --no-print-directory modules
 	@set -e; for cc in $(AUDIT_COMPILERS); do for o in $(AUDIT_LEVELS); do \
 	  d=build/audit/$$cc$$o; \
@@ -252,7 +302,7 @@ audit: deps
 
 # luacheck (.luacheckrc) on the Lua code, cppcheck on the C code.
 lint:
-	$(call install_missing,lua-check cppcheck)
+	@tools/deps.sh lint
 	luacheck -q lua bench spec tools
 	cppcheck --quiet --enable=warning,style,performance,portability --std=c11 -I src \
 	  --suppress=missingIncludeSystem --error-exitcode=1 src fuzz spec/two_states.c spec/threads.c spec/runner.c

@@ -1,28 +1,34 @@
 rockspec_format = "3.0"
 package = "avxbuf"
 version = "scm-1"
--- Built from a checkout with `luarocks make`; there is no published source yet.
-source = { url = "file://." }
+-- Built from a checkout with `luarocks make`; releases have their own
+-- rockspec (avxbuf-X.Y.Z-1.rockspec, made from this one by `make dist`).
+source = { url = "git+https://github.com/avxbuf/avxbuf.git" }
 description = {
-  summary = "Fast bulk byte-buffer copy, zero and fill for Lua, with a CPU policy for AVX-512",
+  summary = "Fast byte buffers for Lua: SIMD copy/zero/fill, growth, typed access, and an AVX-512 policy",
   detailed = [[
-SSE2, AVX, AVX2 and AVX-512 kernels for memmove/memset-style work on aligned
-Lua buffers, HotSpot-style knobs (use_avx, max_vector_size, avx3_threshold,
-vector_zeroing), and a default that avoids 512-bit instructions on the Intel
-cores whose turbo licence they lower (Skylake-SP, Cascade Lake, Cooper Lake).]],
+Aligned, growable byte buffers for Lua 5.1-5.4 and LuaJIT with SSE2, AVX, AVX2
+and AVX-512 kernels for copy, zero and fill; HotSpot-style knobs (use_avx,
+max_vector_size, avx3_threshold, vector_zeroing); and a default that avoids
+512-bit instructions on the Intel cores whose turbo licence they lower
+(Skylake-SP, Cascade Lake, Cooper Lake). A C API lets other modules use the
+buffers.]],
+  homepage = "https://github.com/avxbuf/avxbuf",
   license = "MIT",
 }
--- Lua 5.1 to 5.4 and LuaJIT 2.1. Nothing else: the specs use Debian's lua-unit,
--- and the benchmarks lua-argparse and lua-cjson (also rocks, for those who
--- have the LuaRocks server: luaunit, argparse, lua-cjson).
+-- Lua 5.1 to 5.4 and LuaJIT 2.1; nothing else at run time. The specs use
+-- Debian's lua-unit, the benchmarks lua-argparse and lua-cjson.
 dependencies = { "lua >= 5.1, < 5.5" }
 build = {
   type = "builtin",
   -- No per-file flags in the builtin build: ISA code uses target attributes.
+  -- The Makefile reads this list (SRC): one list for both builds.
   modules = {
     avxbuf = {
       sources = {
-        "src/lavxbuf.c", "src/cpu.c", "src/policy.c", "src/settings.c", "src/dispatch.c",
+        "src/lavxbuf.c", "src/largs.c", "src/lbuffer.c", "src/linspect.c", "src/lpack.c", "src/packfmt.c",
+        "src/lio.c", "src/lsettings.c", "src/lcapi.c", "src/lluajit.c",
+        "src/cpu.c", "src/policy.c", "src/settings.c", "src/dispatch.c",
         "src/kernels/sse2.c", "src/kernels/avx.c", "src/kernels/avx2.c",
         "src/kernels/avx512.c", "src/kernels/erms.c", "src/kernels/libc.c",
       },
@@ -31,12 +37,12 @@ build = {
       libraries = { "pthread" },
     },
     ["avxbuf.counters"] = { sources = { "src/counters.c" } },
-    ["avxbuf.bench"] = "lua/avxbuf/bench.lua",
+    -- what the module needs at run time: the counters' event tables, the LuaJIT FFI path
     ["avxbuf.events"] = "lua/avxbuf/events.lua",
     ["avxbuf.ffi"] = "lua/avxbuf/ffi.lua",
-    ["avxbuf.transform"] = "lua/avxbuf/transform.lua",
-    ["avxbuf.kernels"] = "lua/avxbuf/kernels.lua",
-    ["avxbuf.svg"] = "lua/avxbuf/svg.lua",
   },
+  -- the C API header, for modules built against this rock:
+  -- $(luarocks show --rock-dir avxbuf)/include/avxbuf.h
+  copy_directories = { "include" },
 }
 test = { type = "command", command = "make test" }

@@ -4,9 +4,13 @@ local lu = require "luaunit"
 local h = require "helpers"
 local avxbuf = h.avxbuf
 
-local capi = require "capi"
+local have_capi, capi = pcall(require, "capi")
 
 TestCApi = {}
+
+function TestCApi.setUp()
+  if not have_capi then lu.skip("the C API test module is not built here") end
+end
 
 function TestCApi.test_recognises_buffers_only()
   lu.assertTrue(capi.isbuffer(avxbuf.new(3)))
@@ -27,7 +31,7 @@ function TestCApi.test_reads_creates_grows_and_writes()
   local big = h.long_pattern(70000, 3)
   capi.append(b, big)   -- grows: the data moves
   lu.assertEquals(b:tostring(), "\1\2\3\250xyz" .. big)
-  lu.assertEquals(tonumber(tostring(b):match("0x(%x+)$"), 16) % 64, 0)
+  lu.assertEquals(h.address(b) % 64, 0)
 end
 
 function TestCApi.test_uses_the_states_settings()

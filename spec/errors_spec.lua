@@ -43,6 +43,15 @@ local function decide(...) return (avxbuf.decide(...)) end
 local function method_copy(b, ...) return (b:copy(...)) end
 local function method_tostring(b, ...) return (b:tostring(...)) end
 local function method_byte(b, ...) return (b:byte(...)) end
+local function method_find(b, ...) return (b:find(...)) end
+local function method_pack(b, ...) return (b:pack(...)) end
+local function method_unpack(b, ...) return (b:unpack(...)) end
+local function method_hex(b, ...) return (b:hex(...)) end
+local function method_put(b, ...) return (b:put(...)) end
+local function method_resize(b, ...) return (b:resize(...)) end
+local function method_write(b, ...) return (b:write(...)) end
+local function method_read(b, ...) return (b:read(...)) end
+local function compare(...) return (avxbuf.compare(...)) end
 
 local function join(a, b)
   local t = {}
@@ -98,6 +107,31 @@ function TestBadInput.test_constructors_and_reads()
   matrix("byte", method_byte, { dst, 1, 2 }, 2, NOT_INTEGERS, 1)
   matrix("kernel", kernel, { "copy", 1 }, 1, { "move", 1, true })
   matrix("kernel", kernel, { "copy", 1 }, 2, join(NOT_INTEGERS, { -1, MIN }))
+end
+
+-- The methods of growth, typed access, search and I/O: argument numbers as
+-- a method call shows them (the buffer is the "self" before #1).
+function TestBadInput.test_growth_access_search_and_io()
+  local NOT_BYTES = { 5, true, {}, print }
+  matrix("put", method_put, { dst, "x", "y" }, 3, NOT_BYTES, 2)
+  matrix("resize", method_resize, { dst, 4 }, 2, join(NOT_INTEGERS, { -1, MIN, MAX }), 1)
+  matrix("find", method_find, { dst, "x", 1 }, 2, NOT_BYTES, 1)
+  matrix("find", method_find, { dst, "x", 1 }, 3, NOT_INTEGERS, 2)
+  matrix("pack", method_pack, { dst, 1, "b", 1 }, 2, join(NOT_INTEGERS, { 0, -1, 18, MIN, MAX }), 1)
+  matrix("pack", method_pack, { dst, 1, "b", 1 }, 3, { true, {}, "q", "i0", "c", "!3i3" }, 2)
+  matrix("pack", method_pack, { dst, 1, "b", 1 }, 4, { "x", true, {}, 1.5, 128, -129 }, 3)
+  matrix("pack", method_pack, { dst, 1, "c17", "" }, 3, { "c17", ("x"):rep(17) }, 2)   -- does not fit
+  matrix("unpack", method_unpack, { dst, 1, "b" }, 2, join(NOT_INTEGERS, { 18, MAX }), 1)
+  matrix("unpack", method_unpack, { dst, 1, "b" }, 3, { true, {}, "q", "i17" }, 2)
+  matrix("unpack", method_unpack, { dst, 10, "j" }, 2, { 10, 16, -1 }, 1)          -- too short
+  matrix("hex", method_hex, { dst, 1, 2 }, 2, NOT_INTEGERS, 1)
+  matrix("hex", method_hex, { dst, 1, 2 }, 3, NOT_INTEGERS, 2)
+  matrix("compare", compare, { "a", "b" }, 1, NOT_BYTES)
+  matrix("compare", compare, { "a", "b" }, 2, NOT_BYTES)
+  matrix("write", method_write, { dst, io.stdout }, 2, { 5, "x", {}, true }, 1)
+  matrix("write", method_write, { dst, io.stdout, 1, 2 }, 3, NOT_INTEGERS, 2)
+  matrix("read", method_read, { dst, io.stdin, 1 }, 2, { 5, "x", {}, true }, 1)
+  matrix("read", method_read, { dst, io.stdin, 1 }, 3, join(NOT_INTEGERS, { -1, MIN, MAX }), 2)
 end
 
 function TestBadInput.test_unallocatable_size_is_a_memory_error()

@@ -6,7 +6,7 @@ local h = require "helpers"
 local avxbuf = h.avxbuf
 
 local function aligned(buf)
-  return tonumber(tostring(buf):match("0x(%x+)$"), 16) % 64 == 0
+  return h.address(buf) % 64 == 0
 end
 
 TestGrowth = {}

@@ -84,6 +84,12 @@ static inline const avxbuf_kernel *avxbuf_pick_fill(const avxbuf_plan *p, size_t
   return f->k;
 }
 
+/* Search reads only: the copy family's temporal kernel of that size. */
+static inline const avxbuf_kernel *avxbuf_pick_find(const avxbuf_plan *p, size_t n)
+{
+  return (n >= p->wide_from ? &p->copy_wide : &p->copy_narrow)->k;
+}
+
 /* An operation of n bytes with the kernel the plan picks. Up to 16 bytes a
  * vector kernel runs small.h's scalar moves and nothing else, so they run
  * here, inline: the same instructions without the call (which, for the

@@ -7,8 +7,24 @@
 
 #include "lavxbuf.h"
 
+/* What each table gets, from the files that define it. */
+static const luaL_Reg *const meta[] = { avxbuf_buffer_meta, avxbuf_inspect_meta, NULL };
+static const luaL_Reg *const funcs[] = { avxbuf_buffer_funcs, avxbuf_inspect_funcs, avxbuf_settings_funcs, NULL };
+static const luaL_Reg *const methods[] = {
+  avxbuf_buffer_methods, avxbuf_inspect_methods, avxbuf_pack_methods, avxbuf_io_methods, NULL };
 /* Methods that are the module's own closures: buf:copy == avxbuf.copy. */
 static const char *const shared_methods[] = { "copy", "zero", "fill", NULL };
+
+/* Registers lists of functions in the table on top of the stack, each
+ * closing over the anchor and the metatable (absolute indices). */
+static void set_funcs(lua_State *L, int anchor, int mt, const luaL_Reg *const *lists)
+{
+  for (; *lists; lists++) {
+    lua_pushvalue(L, anchor);
+    lua_pushvalue(L, mt);
+    luaL_setfuncs(L, *lists, 2);
+  }
+}
 
 static void warn_stderr(void *ud, const char *message)
 {
@@ -82,29 +98,20 @@ static lmodule *push_anchor(lua_State *L)
 
 __attribute__((visibility("default"))) int luaopen_avxbuf(lua_State *L)
 {
-  lmodule *m = push_anchor(L);                                    /* upvalue 1 */
-  luaL_newmetatable(L, BUFFER_NAME);                              /* upvalue 2 */
-  lua_pushvalue(L, -2);
-  lua_pushvalue(L, -2);
-  luaL_setfuncs(L, avxbuf_buffer_meta, 2);
-
-  lua_newtable(L);                                                /* the module */
-  lua_pushvalue(L, -3);
-  lua_pushvalue(L, -3);
-  luaL_setfuncs(L, avxbuf_buffer_funcs, 2);
-  lua_pushvalue(L, -3);
-  lua_pushvalue(L, -3);
-  luaL_setfuncs(L, avxbuf_settings_funcs, 2);
-
-  lua_newtable(L);                                                /* methods */
-  lua_pushvalue(L, -4);
-  lua_pushvalue(L, -4);
-  luaL_setfuncs(L, avxbuf_buffer_methods, 2);
+  lmodule *m = push_anchor(L);
+  int anchor = lua_gettop(L);                       /* upvalue 1 */
+  luaL_newmetatable(L, BUFFER_NAME);                /* upvalue 2 */
+  int mt = anchor + 1;
+  set_funcs(L, anchor, mt, meta);
+  lua_newtable(L);                                  /* the module */
+  set_funcs(L, anchor, mt, funcs);
+  lua_newtable(L);                                  /* the methods */
+  set_funcs(L, anchor, mt, methods);
   for (int i = 0; shared_methods[i]; i++) {
     lua_getfield(L, -2, shared_methods[i]);
     lua_setfield(L, -2, shared_methods[i]);
   }
-  lua_setfield(L, -3, "__index");
+  lua_setfield(L, mt, "__index");
 
   lua_pushboolean(L, avxbuf_machine_get()->emulated);
   lua_setfield(L, -2, "emulated");

@@ -1,7 +1,11 @@
 /* What the Lua binding's files share: the per-state module record, the
  * buffer userdata and its type check, and each file's entry points.
  *   lavxbuf.c   luaopen_avxbuf: the module table, the buffer metatable
+ *   largs.c     argument checks and index rules
  *   lbuffer.c   buffers: construction, growth, reads, copy/zero/fill
+ *   linspect.c  find, compare, hex; == < <= .. and tostring
+ *   lpack.c     pack and unpack (the format parser: packfmt.c)
+ *   lio.c       reading and writing files
  *   lsettings.c knobs, kernels, the CPU and the policy as Lua tables
  *   lcapi.c     the C API table of include/avxbuf.h
  *   lluajit.c   LuaJIT: hands copy/zero/fill to lua/avxbuf/ffi.lua */
@@ -80,8 +84,42 @@ static inline buffer *testbuffer(lua_State *L, int idx)
   return b;
 }
 
-/* lbuffer.c */
-int avxbuf_notbuffer(lua_State *L, int arg);   /* raises the type error */
+/* largs.c: argument checks, each raising "bad argument #arg" */
+int avxbuf_notbuffer(lua_State *L, int arg);   /* the type error */
+/* lua_pushfstring with the C library's formats (%lld on every Lua version). */
+const char *avxbuf_pushf(lua_State *L, const char *fmt, ...);
+/* A buffer or a Lua string (not a number: no silent coercion). */
+const unsigned char *avxbuf_checkbytes(lua_State *L, int arg, size_t *len, buffer **as_buffer);
+int avxbuf_checkbyte(lua_State *L, int arg);
+/* A buffer size: 0..MAX_LENGTH. */
+size_t avxbuf_checksize(lua_State *L, int arg, lua_Integer n);
+/* string.sub's start rule: negative from the end, then at least 1. */
+size_t avxbuf_sub_start(lua_Integer i, size_t len);
+/* [*start, *start + count) for string.sub-style arguments i (default 1) and
+ * j (default -1, or i itself as string.byte has it). */
+size_t avxbuf_sub_range(lua_State *L, int arg_i, int j_defaults_to_i, size_t len, size_t *start);
+/* A write (or read) position: 1 <= i <= len + 1; the 0-based offset. */
+size_t avxbuf_checkindex(lua_State *L, int arg, lua_Integer i, size_t len);
+/* A length at offset off of len bytes: 0 <= n <= len - off, by default all
+ * of it; `what` names the bytes in the error. */
+size_t avxbuf_checkcount(lua_State *L, int arg, size_t off, size_t len, const char *what);
+
+/* luaL_checkinteger and luaL_optinteger with the common case (an integer is
+ * there) first: one API call instead of two or three on the hot path. */
+static inline lua_Integer checkint(lua_State *L, int arg)
+{
+  int isint;
+  lua_Integer v = lua_tointegerx(L, arg, &isint);
+  return isint ? v : luaL_checkinteger(L, arg);
+}
+
+static inline lua_Integer optint(lua_State *L, int arg, lua_Integer dflt)
+{
+  int isint;
+  lua_Integer v = lua_tointegerx(L, arg, &isint);
+  if (isint) return v;
+  return lua_isnoneornil(L, arg) ? dflt : luaL_checkinteger(L, arg);
+}
 
 static inline buffer *checkbuffer(lua_State *L, int arg)
 {
@@ -102,13 +140,18 @@ static inline lmodule *buffer_module(lua_State *L, const buffer *b)
 buffer *avxbuf_pushbuffer(lua_State *L, lmodule *m, int mt, size_t n);
 /* Sets the length to n (new bytes zero); arg names n in errors. */
 void avxbuf_resize(lua_State *L, lmodule *m, buffer *b, size_t n, int arg);
+/* Capacity for need bytes, keeping the first `keep`; runs no Lua code and
+ * leaves b unchanged when memory runs out. */
+void avxbuf_reserve(lua_State *L, lmodule *m, buffer *b, size_t need, size_t keep);
 /* Tells the collector about the buffer memory allocated since last time;
  * call it last, when no pointer into a buffer is held (finalizers may run). */
 void avxbuf_pace(lua_State *L, lmodule *m);
 extern const luaL_Reg avxbuf_buffer_funcs[], avxbuf_buffer_methods[], avxbuf_buffer_meta[];
 
-/* lsettings.c */
+/* lsettings.c, linspect.c, lpack.c, lio.c */
 extern const luaL_Reg avxbuf_settings_funcs[];
+extern const luaL_Reg avxbuf_inspect_funcs[], avxbuf_inspect_methods[], avxbuf_inspect_meta[];
+extern const luaL_Reg avxbuf_pack_methods[], avxbuf_io_methods[];
 
 /* lcapi.c */
 void avxbuf_capi_init(avxbuf_api *api);

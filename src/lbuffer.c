@@ -2,8 +2,6 @@
  * string.sub's index rules, and copy/zero/fill through the dispatcher.
  * Every argument is checked before the first byte is written. */
 #include <limits.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "lavxbuf.h"
@@ -15,58 +13,6 @@ const char avxbuf_cookie_key, avxbuf_anchor_key;
  * bug would fault instead of corrupting it. */
 static const unsigned char empty_area[BUFFER_ALIGN] __attribute__((aligned(BUFFER_ALIGN)));
 #define EMPTY ((unsigned char *)empty_area)
-
-/* lua_pushfstring with the C library's formats (%lld on every Lua version). */
-static const char *pushf(lua_State *L, const char *fmt, ...)
-{
-  char buf[256];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  lua_pushstring(L, buf);
-  return lua_tostring(L, -1);
-}
-
-/* luaL_checkinteger and luaL_optinteger with the common case (an integer is
- * there) first: one API call instead of two or three on the hot path. */
-static lua_Integer checkint(lua_State *L, int arg)
-{
-  int isint;
-  lua_Integer v = lua_tointegerx(L, arg, &isint);
-  return isint ? v : luaL_checkinteger(L, arg);
-}
-
-static lua_Integer optint(lua_State *L, int arg, lua_Integer dflt)
-{
-  int isint;
-  lua_Integer v = lua_tointegerx(L, arg, &isint);
-  if (isint) return v;
-  return lua_isnoneornil(L, arg) ? dflt : luaL_checkinteger(L, arg);
-}
-
-int avxbuf_notbuffer(lua_State *L, int arg)
-{
-  return luaL_typeerror(L, arg, BUFFER_NAME);
-}
-
-/* A buffer or a Lua string (not a number: no silent coercion). */
-static const unsigned char *checkbytes(lua_State *L, int arg, size_t *len, buffer **as_buffer)
-{
-  buffer *b = testbuffer(L, arg);
-  *as_buffer = b;
-  if (b) { *len = b->len; return b->data; }
-  if (lua_type(L, arg) != LUA_TSTRING)
-    luaL_typeerror(L, arg, "string or " BUFFER_NAME);
-  return (const unsigned char *)lua_tolstring(L, arg, len);
-}
-
-static int checkbyte(lua_State *L, int arg)
-{
-  lua_Integer c = luaL_checkinteger(L, arg);
-  luaL_argcheck(L, 0 <= c && c <= 255, arg, "byte must be from 0 to 255");
-  return (int)c;
-}
 
 static inline void copy_bytes(lmodule *m, void *d, const void *s, size_t n)
 {
@@ -115,11 +61,12 @@ static void release(lua_State *L, buffer *b)
   b->len = 0;
 }
 
-/* Room for need bytes (need <= MAX_LENGTH), keeping the first len: the
- * first block is exact, later ones at least double, so that appending a
- * byte at a time costs amortised O(1). Runs no Lua code; on failure the
- * buffer is unchanged. */
-static void reserve(lua_State *L, lmodule *m, buffer *b, size_t need)
+/* Room for need bytes (need <= MAX_LENGTH), keeping the first `keep`
+ * (b->len, or more for bytes written but not yet counted): the first block
+ * is exact, later ones at least double, so that appending a byte at a time
+ * costs amortised O(1). Runs no Lua code; on failure the buffer is
+ * unchanged. */
+void avxbuf_reserve(lua_State *L, lmodule *m, buffer *b, size_t need, size_t keep)
 {
   if (need <= b->cap) return;
   size_t cap = b->cap == 0 ? need : b->cap > MAX_LENGTH / 2 ? MAX_LENGTH : 2 * b->cap;
@@ -130,10 +77,10 @@ static void reserve(lua_State *L, lmodule *m, buffer *b, size_t need)
   lua_Alloc alloc = lua_getallocf(L, &ud);
   void *block = alloc(ud, NULL, 0, size);
   if (block == NULL)
-    luaL_error(L, "%s", pushf(L, "not enough memory for a buffer of %llu bytes", (unsigned long long)need));
+    luaL_error(L, "%s", avxbuf_pushf(L, "not enough memory for a buffer of %llu bytes", (unsigned long long)need));
   unsigned char *data = (unsigned char *)(((uintptr_t)block + BUFFER_ALIGN - 1)
                                           & ~(uintptr_t)(BUFFER_ALIGN - 1));
-  copy_bytes(m, data, b->data, b->len);
+  copy_bytes(m, data, b->data, keep);
   free_block(L, b->block, b->block_size);
   b->block = block;
   b->block_size = size;
@@ -159,67 +106,9 @@ buffer *avxbuf_pushbuffer(lua_State *L, lmodule *m, int mt, size_t n)
 void avxbuf_resize(lua_State *L, lmodule *m, buffer *b, size_t n, int arg)
 {
   luaL_argcheck(L, n <= MAX_LENGTH, arg, "size too large");
-  reserve(L, m, b, n);
+  avxbuf_reserve(L, m, b, n, b->len);
   if (n > b->len) fill_bytes(m, b->data + b->len, 0, n - b->len);
   b->len = n;
-}
-
-/* ---- ranges ------------------------------------------------------------ */
-
-/* string.sub's rules: negative from the end, then clipped to 1..len. */
-static size_t sub_start(lua_Integer i, size_t len)
-{
-  if (i > 0) return (size_t)i;
-  if (i == 0 || i < -(lua_Integer)len) return 1;
-  return len + (size_t)i + 1;
-}
-
-static size_t sub_end(lua_Integer j, size_t len)
-{
-  if (j > (lua_Integer)len) return len;
-  if (j >= 0) return (size_t)j;
-  if (j < -(lua_Integer)len) return 0;
-  return len + (size_t)j + 1;
-}
-
-/* [*start, *start + count) for string.sub-style arguments i (default 1) and
- * j (default -1, or i itself as string.byte has it). */
-static size_t sub_range(lua_State *L, int arg_i, int j_defaults_to_i, size_t len, size_t *start)
-{
-  lua_Integer i = optint(L, arg_i, 1);
-  size_t s = sub_start(i, len);
-  size_t e = sub_end(optint(L, arg_i + 1, j_defaults_to_i ? i : -1), len);
-  *start = s > e ? 0 : s - 1;
-  return s > e ? 0 : e - s + 1;
-}
-
-/* A write (or read) position: 1 <= i <= len + 1. Returns the 0-based offset. */
-static size_t checkindex(lua_State *L, int arg, lua_Integer i, size_t len)
-{
-  if (i < 1 || (unsigned long long)i > (unsigned long long)len + 1)
-    luaL_argerror(L, arg, pushf(L, "index %lld out of range 1..%lld", (long long)i, (long long)len + 1));
-  return (size_t)(i - 1);
-}
-
-/* A length n at offset off of a len-byte object: 0 <= n <= len - off.
- * The default is everything from off to the end. */
-static size_t checkcount(lua_State *L, int arg, size_t off, size_t len, const char *what)
-{
-  size_t room = len - off;
-  lua_Integer n = optint(L, arg, (lua_Integer)room);
-  if (n < 0)
-    luaL_argerror(L, arg, pushf(L, "length %lld is negative", (long long)n));
-  if ((unsigned long long)n > room)
-    luaL_argerror(L, arg, pushf(L, "length %lld exceeds the %lld bytes of %s from index %lld",
-                                (long long)n, (long long)room, what, (long long)off + 1));
-  return (size_t)n;
-}
-
-static size_t checksize(lua_State *L, int arg, lua_Integer n)
-{
-  luaL_argcheck(L, n >= 0, arg, "size must not be negative");
-  luaL_argcheck(L, (unsigned long long)n <= MAX_LENGTH, arg, "size too large");
-  return (size_t)n;
 }
 
 /* ---- constructors, growth, release ----------------------------------------- */
@@ -229,8 +118,8 @@ static int l_new(lua_State *L)
 {
   lmodule *m = MODULE(L);
   avxbuf_pace(L, m);
-  size_t n = checksize(L, 1, optint(L, 1, 0));
-  int c = lua_isnoneornil(L, 2) ? 0 : checkbyte(L, 2);
+  size_t n = avxbuf_checksize(L, 1, optint(L, 1, 0));
+  int c = lua_isnoneornil(L, 2) ? 0 : avxbuf_checkbyte(L, 2);
   buffer *b = avxbuf_pushbuffer(L, m, METATABLE, n);
   if (c) fill_bytes(m, b->data, c, n);
   return 1;
@@ -244,14 +133,14 @@ static int l_from(lua_State *L)
   buffer *src_buffer;
   avxbuf_pace(L, m);
   lua_settop(L, 3);   /* the new buffer goes above the arguments */
-  checkbytes(L, 1, &len, &src_buffer);
-  sub_range(L, 2, 0, len, &start);
+  avxbuf_checkbytes(L, 1, &len, &src_buffer);
+  avxbuf_sub_range(L, 2, 0, len, &start);
   buffer *b = avxbuf_pushbuffer(L, m, METATABLE, 0);
   /* Creating the userdata may have run finalizers, which may have resized
    * a source buffer: read it only now. */
-  const unsigned char *s = checkbytes(L, 1, &len, &src_buffer);
-  size_t n = sub_range(L, 2, 0, len, &start);
-  reserve(L, m, b, n);
+  const unsigned char *s = avxbuf_checkbytes(L, 1, &len, &src_buffer);
+  size_t n = avxbuf_sub_range(L, 2, 0, len, &start);
+  avxbuf_reserve(L, m, b, n, b->len);
   copy_bytes(m, b->data, s + start, n);
   b->len = n;
   return 1;
@@ -263,7 +152,7 @@ static int l_resize(lua_State *L)
   buffer *b = checkbuffer(L, 1);
   lmodule *m = buffer_module(L, b);
   avxbuf_pace(L, m);
-  avxbuf_resize(L, m, b, checksize(L, 2, checkint(L, 2)), 2);
+  avxbuf_resize(L, m, b, avxbuf_checksize(L, 2, checkint(L, 2)), 2);
   lua_settop(L, 1);
   return 1;
 }
@@ -293,11 +182,11 @@ static int l_put(lua_State *L)
       len = v->len;
     }
     if (len > MAX_LENGTH - total)
-      return luaL_argerror(L, i, pushf(L, "the buffer would exceed %llu bytes", (unsigned long long)MAX_LENGTH));
+      return luaL_argerror(L, i, avxbuf_pushf(L, "the buffer would exceed %llu bytes", (unsigned long long)MAX_LENGTH));
     total += len;
     if (i - 2 < PUT_CACHED) { piece[i - 2].p = p; piece[i - 2].len = len; }
   }
-  reserve(L, m, b, total);
+  avxbuf_reserve(L, m, b, total, b->len);
   unsigned char *d = b->data + old;
   const avxbuf_plan *plan = &m->settings.plan;
   for (int i = 2; i <= top; i++) {
@@ -354,7 +243,7 @@ static int l_len(lua_State *L)
 static int l_tostring(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
-  size_t start, n = sub_range(L, 2, 0, b->len, &start);
+  size_t start, n = avxbuf_sub_range(L, 2, 0, b->len, &start);
   lua_pushlstring(L, (const char *)b->data + start, n);
   return 1;
 }
@@ -362,19 +251,13 @@ static int l_tostring(lua_State *L)
 static int l_byte(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
-  size_t start, n = sub_range(L, 2, 1, b->len, &start);
+  size_t start, n = avxbuf_sub_range(L, 2, 1, b->len, &start);
   luaL_argcheck(L, n <= INT_MAX, 2, "string slice too long");
   luaL_checkstack(L, (int)n, "string slice too long");
   for (size_t k = 0; k < n; k++) lua_pushinteger(L, b->data[start + k]);
   return (int)n;
 }
 
-static int l_display(lua_State *L)
-{
-  buffer *b = checkbuffer(L, 1);
-  pushf(L, BUFFER_NAME " (%lld bytes): %p", (long long)b->len, (void *)b->data);
-  return 1;
-}
 
 /* ---- copy, zero, fill: never grow ------------------------------------------- */
 
@@ -414,14 +297,14 @@ static int copy_checked(lua_State *L)
   lua_Integer di = checkint(L, 2);
   size_t slen;
   buffer *src_buffer;
-  const unsigned char *src = checkbytes(L, 3, &slen, &src_buffer);
-  size_t doff = checkindex(L, 2, di, dst->len);
-  size_t soff = checkindex(L, 4, optint(L, 4, 1), slen);
-  size_t n = checkcount(L, 5, soff, slen, "the source");
+  const unsigned char *src = avxbuf_checkbytes(L, 3, &slen, &src_buffer);
+  size_t doff = avxbuf_checkindex(L, 2, di, dst->len);
+  size_t soff = avxbuf_checkindex(L, 4, optint(L, 4, 1), slen);
+  size_t n = avxbuf_checkcount(L, 5, soff, slen, "the source");
   if (n > dst->len - doff) {
     /* An explicit length is to blame; a defaulted one means the source is too long. */
     int arg = lua_isnoneornil(L, 5) ? 3 : 5;
-    luaL_argerror(L, arg, pushf(L, "%lld bytes do not fit at index %lld of a %lld-byte buffer",
+    luaL_argerror(L, arg, avxbuf_pushf(L, "%lld bytes do not fit at index %lld of a %lld-byte buffer",
                                 (long long)n, (long long)di, (long long)dst->len));
   }
   copy_bytes(buffer_module(L, dst), dst->data + doff, src + soff, n);
@@ -457,8 +340,8 @@ static int l_copy(lua_State *L)
  * arg_i (index) and arg_i + 1 (length). */
 static int fill_checked(lua_State *L, buffer *b, int c, int arg_i)
 {
-  size_t off = checkindex(L, arg_i, optint(L, arg_i, 1), b->len);
-  size_t n = checkcount(L, arg_i + 1, off, b->len, "the buffer");
+  size_t off = avxbuf_checkindex(L, arg_i, optint(L, arg_i, 1), b->len);
+  size_t n = avxbuf_checkcount(L, arg_i + 1, off, b->len, "the buffer");
   fill_bytes(buffer_module(L, b), b->data + off, c, n);
   return 0;
 }
@@ -488,7 +371,7 @@ static int l_fill(lua_State *L)
   int isint;
   lua_Integer c = lua_tointegerx(L, 2, &isint);
   if (b == NULL) b = checkbuffer(L, 1);   /* argument 1 is checked before argument 2 */
-  if (!isint || c < 0 || c > 255) c = checkbyte(L, 2);
+  if (!isint || c < 0 || c > 255) c = avxbuf_checkbyte(L, 2);
   return fill_range(L, b, (int)c, 3);
 }
 
@@ -508,7 +391,7 @@ const luaL_Reg avxbuf_buffer_methods[] = {
 };
 
 const luaL_Reg avxbuf_buffer_meta[] = {
-  { "__len", l_len }, { "__tostring", l_display },
+  { "__len", l_len },
   { "__gc", l_gc }, { "__close", l_free },
   { NULL, NULL }
 };

@@ -75,7 +75,7 @@ static void set_decision(lua_State *L, const avxbuf_defaults *d)
 
 /* ---- kernels -------------------------------------------------------------- */
 
-static const char *const ops[] = { "copy", "zero", "fill", NULL };
+static const char *const ops[] = { "copy", "zero", "fill", "find", NULL };
 
 /* avxbuf.kernel(op, n): the kernel an operation of n bytes uses now. */
 static int l_kernel(lua_State *L)
@@ -84,8 +84,9 @@ static int l_kernel(lua_State *L)
   lua_Integer n = luaL_checkinteger(L, 2);
   luaL_argcheck(L, n >= 0, 2, "size must not be negative");
   const avxbuf_plan *p = &STATE(L)->plan;
-  lua_pushstring(L, op == 0 ? avxbuf_pick_copy(p, (size_t)n, OV_NONE)->name
-                            : avxbuf_pick_fill(p, (size_t)n)->name);
+  const avxbuf_kernel *k = op == 0 ? avxbuf_pick_copy(p, (size_t)n, OV_NONE)
+                         : op == 3 ? avxbuf_pick_find(p, (size_t)n) : avxbuf_pick_fill(p, (size_t)n);
+  lua_pushstring(L, k->name);
   return 1;
 }
 

@@ -6,7 +6,7 @@
 -- FILE: shared objects (or executables, or relocatable objects) to check.
 -- Which functions are kernels, and what each may execute, comes from
 -- avxbuf.kernels() of --kernels-from (default: the first FILE): kernel NAME's
--- code is in functions [avxbuf_]NAME_copy and [avxbuf_]NAME_fill, plus the
+-- code is in functions [avxbuf_]NAME_copy, NAME_fill and NAME_find, plus the
 -- parts compilers split off them (NAME_copy.cold, NAME_copy.part.0, ...).
 -- Rules:
 --   isa        a kernel uses no instruction beyond the features its isa lists
@@ -377,7 +377,7 @@ for _, file in ipairs(args.files) do
     local what = string.format("kernel %s (isa: %s)", k.name,
                                #k.isa > 0 and table.concat(k.isa, " ") or "none")
     local widest, nt, found, mnemonics = 0, false, {}, {}
-    for _, op in ipairs { "copy", "fill" } do
+    for _, op in ipairs { "copy", "fill", "find" } do
       local group = groups[k.name .. "_" .. op]
       if group then
         -- an entry point first, then the parts split off it

@@ -44,6 +44,7 @@
 #define V_STOREA(p, v) _mm512_store_si512((void *)(p), v)
 #define V_STREAM(p, v) _mm512_stream_si512((__m512i *)(void *)(p), v)
 #define V_SET1(c) _mm512_set1_epi8((char)(c))
+#define V_EQMASK(a, b) ((uint64_t)_mm512_cmpeq_epi8_mask(a, b))
 #define COPY_LE_VEC avx512_256_copy_le2v
 #define FILL_LE_VEC avx512_256_fill_le2v
 #include "vec_template.h"

@@ -20,8 +20,10 @@ static void rep_stosb_fill(void *d, int c, size_t n)
   __asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(c) : "memory");
 }
 
-/* Each serves one operation; the other slot is libc's, so that every kernel
- * is a complete pair. */
-const avxbuf_kernel avxbuf_k_rep_movsb = { "rep_movsb", rep_movsb_copy, avxbuf_libc_fill, AVXBUF_ISA("erms"), 0, 0 };
-const avxbuf_kernel avxbuf_k_rep_stosb = { "rep_stosb", avxbuf_libc_copy, rep_stosb_fill, AVXBUF_ISA("erms"), 0, 0 };
+/* Each serves one operation; the other slots are libc's, so that every
+ * kernel is complete. */
+const avxbuf_kernel avxbuf_k_rep_movsb = {
+  "rep_movsb", rep_movsb_copy, avxbuf_libc_fill, avxbuf_libc_find, AVXBUF_ISA("erms"), 0, 0 };
+const avxbuf_kernel avxbuf_k_rep_stosb = {
+  "rep_stosb", avxbuf_libc_copy, rep_stosb_fill, avxbuf_libc_find, AVXBUF_ISA("erms"), 0, 0 };
 #endif /* AVXBUF_X86 */

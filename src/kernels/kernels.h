@@ -8,16 +8,20 @@
 
 typedef void (*avxbuf_copy_fn)(void *dst, const void *src, size_t n);
 typedef void (*avxbuf_fill_fn)(void *dst, int byte, size_t n);
+/* The first occurrence of needle[0..m) in hay[0..n), 1 <= m <= n, or NULL. */
+typedef const unsigned char *(*avxbuf_find_fn)(const unsigned char *hay, size_t n,
+                                               const unsigned char *needle, size_t m);
 
-/* A kernel called NAME has its code in functions NAME_copy and NAME_fill
- * (each may be another kernel's, as rep_movsb's fill is libc's): `make
- * audit` finds them by these names and checks their instructions against
- * the three fields after the function pointers, which avxbuf.kernels()
- * reports. */
+/* A kernel called NAME has its code in functions NAME_copy, NAME_fill and
+ * NAME_find (each may be another kernel's, as rep_movsb's fill is libc's
+ * and the _nt kernels' find is their temporal twin's): `make audit` finds
+ * them by these names and checks their instructions against the three
+ * fields after the function pointers, which avxbuf.kernels() reports. */
 typedef struct avxbuf_kernel {
   const char *name;     /* as reported by avxbuf.kernel() */
   avxbuf_copy_fn copy;  /* memmove semantics: any overlap is safe */
   avxbuf_fill_fn fill;
+  avxbuf_find_fn find;
   const char *const *isa;  /* CPUID features it needs, NULL-terminated */
   int vector_bits;      /* widest register its own code touches: 0, 128, 256, 512;
                            -1 when the C library decides */
@@ -46,5 +50,6 @@ extern const avxbuf_kernel avxbuf_k_rep_movsb, avxbuf_k_rep_stosb;
 extern const avxbuf_kernel avxbuf_k_libc;
 void avxbuf_libc_copy(void *dst, const void *src, size_t n);
 void avxbuf_libc_fill(void *dst, int byte, size_t n);
+const unsigned char *avxbuf_libc_find(const unsigned char *hay, size_t n, const unsigned char *needle, size_t m);
 
 #endif

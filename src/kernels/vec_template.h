@@ -6,6 +6,7 @@
  *   KISA                  the CPUID features that ISA needs (avxbuf_kernel.isa)
  *   VEC_SIZE, vec_t       vector width in bytes and its type
  *   V_LOADU, V_STOREU, V_STOREA, V_STREAM, V_SET1
+ *   V_EQMASK(a, b)        one bit per equal byte of a and b, in a uint64_t
  *   COPY_LE_VEC, FILL_LE_VEC   handlers for n <= VEC_SIZE (the narrower family)
  * Strategy, by size n (V = VEC_SIZE):
  *   n <= 2V   two overlapping vectors (or the narrower family's handler);
@@ -124,10 +125,41 @@ KTARGET AVXBUF_INLINE void KFN(_copy_backward)(unsigned char *d, const unsigned 
 #define KSTREAM 1
 #include "vec_variant.h"
 
+/* Search: a vector of candidate positions at a time, those where both the
+ * first and the last byte of the needle match (V_EQMASK gives one bit per
+ * byte), each then checked byte by byte -- inline, since a call with the
+ * upper state dirty is what this code must not do. Text that keeps making
+ * candidates fail (periodic text) would cost O(n m) that way, so once the
+ * checks have cost n bytes the rest goes to the C library's memmem, which
+ * is linear (two-way). Single bytes and the last few positions go to the
+ * C library as well (memchr, memmem), after vzeroupper. */
+KTARGET static const unsigned char *KFN(_find)(const unsigned char *hay, size_t n,
+                                               const unsigned char *needle, size_t m)
+{
+  if (m == 1) return memchr(hay, needle[0], n);
+  size_t limit = n - m + 1, i = 0, budget = n;   /* limit: positions a match can start at */
+  if (limit >= VEC_SIZE) {
+    vec_t first = V_SET1(needle[0]), last = V_SET1(needle[m - 1]);
+    for (; i + VEC_SIZE <= limit; i += VEC_SIZE) {
+      uint64_t mask = V_EQMASK(first, V_LOADU(hay + i)) & V_EQMASK(last, V_LOADU(hay + i + m - 1));
+      while (mask) {
+        size_t pos = i + (size_t)__builtin_ctzll(mask), k = 1;
+        while (k < m - 1 && hay[pos + k] == needle[k]) k++;
+        if (k >= m - 1) { KZEROUPPER(); return hay + pos; }
+        if (k >= budget) { KZEROUPPER(); return avxbuf_libc_find(hay + pos + 1, n - pos - 1, needle, m); }
+        budget -= k;
+        mask &= mask - 1;
+      }
+    }
+    KZEROUPPER();
+  }
+  return avxbuf_libc_find(hay + i, n - i, needle, m);
+}
+
 const avxbuf_kernel KCAT(avxbuf_k_, KNAME) = {
-  KSTR(KNAME), KFN(_copy), KFN(_fill), KISA, 8 * VEC_SIZE, 0 };
+  KSTR(KNAME), KFN(_copy), KFN(_fill), KFN(_find), KISA, 8 * VEC_SIZE, 0 };
 const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
-  KSTR(KNAME) "_nt", KFN(_nt_copy), KFN(_nt_fill), KISA, 8 * VEC_SIZE, 1 };
+  KSTR(KNAME) "_nt", KFN(_nt_copy), KFN(_nt_fill), KFN(_find), KISA, 8 * VEC_SIZE, 1 };
 
 #undef KNAME
 #undef KTARGET
@@ -139,6 +171,7 @@ const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
 #undef V_STOREA
 #undef V_STREAM
 #undef V_SET1
+#undef V_EQMASK
 #undef COPY_LE_VEC
 #undef FILL_LE_VEC
 #undef KCHECK_ALIGNED

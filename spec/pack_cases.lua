@@ -1,0 +1,99 @@
+-- Random string.pack formats with values that fit them, deterministic from
+-- a seed, for spec/pack_spec.lua: the same cases on every Lua version, and
+-- in a lua5.4 child where this Lua has no string.pack to be the oracle.
+-- Plain Lua 5.1 syntax.
+local M = {}
+
+local function rng(seed)
+  local x = seed % 2147483648
+  return function(n)   -- 0 .. n-1
+    x = (x * 1103515245 + 12345) % 2147483648
+    return math.floor(x / 65536) % n
+  end
+end
+
+local function bytes(r, n, no_zero)
+  local t = {}
+  for i = 1, n do t[i] = string.char(no_zero and 1 + r(255) or r(256)) end
+  return table.concat(t)
+end
+
+-- An integer that fits `size` bytes (signed or not), within +-2^53 so that
+-- every Lua version holds it exactly.
+local function int_for(r, size, signed)
+  local bits = math.min(size * 8, 53)
+  local mag = r(4) == 0 and (2 ^ (bits - (signed and 1 or 0)) - 1) or r(1 + math.min(2 ^ 20, 2 ^ bits - 1))
+  if bits < 53 and r(8) == 0 then mag = 2 ^ (bits - (signed and 1 or 0)) - 1 end
+  if signed and r(2) == 0 then return -mag - (r(6) == 0 and mag < 2 ^ (bits - 1) - 1 and 1 or 0) end
+  return mag
+end
+
+local FLOATS = { 0, 1, -1, 0.5, -2.25, 1e10, 3.14159, 2 ^ -20, 65504, 1 / 3 }
+
+-- {fmt = ..., values = {...}} for case number k.
+function M.case(k)
+  local r = rng(k * 7919 + 17)
+  local parts, values = {}, {}
+  for _ = 1, 1 + r(7) do
+    local pick = r(20)
+    if pick == 0 then
+      parts[#parts + 1] = ({ "<", ">", "=", " " })[1 + r(4)]
+    elseif pick == 1 then
+      parts[#parts + 1] = "!" .. ({ "", "1", "2", "4", "8", "16" })[1 + r(6)]
+    elseif pick <= 6 then
+      local opt = ({ "b", "B", "h", "H", "l", "L", "j", "J", "T", "i", "I" })[1 + r(11)]
+      local size = ({ b = 1, B = 1, h = 2, H = 2, l = 8, L = 8, j = 8, J = 8, T = 8, i = 4, I = 4 })[opt]
+      if (opt == "i" or opt == "I") and r(2) == 0 then
+        size = 1 + r(16)
+        opt = opt .. size
+      end
+      parts[#parts + 1] = opt
+      local signed = opt:match("^[bhlji]") ~= nil
+      values[#values + 1] = int_for(r, size, signed)
+    elseif pick <= 8 then
+      parts[#parts + 1] = ({ "f", "d", "n" })[1 + r(3)]
+      values[#values + 1] = FLOATS[1 + r(#FLOATS)]
+    elseif pick <= 10 then
+      local n = r(4) == 0 and "" or tostring(1 + r(8))
+      parts[#parts + 1] = "s" .. n
+      values[#values + 1] = bytes(r, r(n == "1" and 200 or 40))
+    elseif pick == 11 then
+      parts[#parts + 1] = "z"
+      values[#values + 1] = bytes(r, r(30), true)
+    elseif pick == 12 then
+      local n = r(20)
+      parts[#parts + 1] = "c" .. n
+      values[#values + 1] = bytes(r, r(n + 1))
+    elseif pick == 13 then
+      parts[#parts + 1] = "x"
+    elseif pick == 14 then
+      parts[#parts + 1] = "X" .. ({ "i2", "i4", "i8", "d", "h", "j" })[1 + r(6)]
+    else
+      parts[#parts + 1] = "B"
+      values[#values + 1] = r(256)
+    end
+  end
+  return { fmt = table.concat(parts), values = values, index = 1 + r(12) }
+end
+
+-- A printable form of unpacked values, the same on every Lua version.
+function M.serialise(...)
+  local out = {}
+  for i = 1, select("#", ...) do
+    local v = select(i, ...)
+    if type(v) == "string" then
+      out[i] = "s:" .. v:gsub(".", function(c) return string.format("%02x", c:byte()) end)
+    elseif v == math.floor(v) and math.abs(v) < 2 ^ 53 then
+      out[i] = string.format("i:%.0f", v)
+    else
+      out[i] = string.format("f:%.17g", v)
+    end
+  end
+  return table.concat(out, ",")
+end
+
+function M.hex(s)
+  return (s:gsub(".", function(c) return string.format("%02x", c:byte()) end))
+end
+
+return M

@@ -1,0 +1,148 @@
+-- buf:pack and buf:unpack against string.pack and string.unpack as the
+-- oracle: random formats and values (spec/pack_cases.lua), byte for byte
+-- and value for value, with guard bytes around what pack writes. Where this
+-- Lua has no string.pack (5.1, 5.2, LuaJIT), a lua5.4 child is the oracle.
+local lu = require "luaunit"
+local h = require "helpers"
+local cases = require "pack_cases"
+local avxbuf = h.avxbuf
+
+local N = h.LIGHT and 300 or 2000
+local GUARD = 16
+
+-- For each case: the bytes string.pack gives (or the error), and what
+-- string.unpack reads back from them at the case's index.
+local function oracle_here(k)
+  local c = cases.case(k)
+  local ok, packed = pcall(string.pack, c.fmt, (table.unpack or unpack)(c.values))
+  if not ok then return { error = packed } end
+  local data = ("\0"):rep(c.index - 1) .. packed
+  local r = { pcall(string.unpack, c.fmt, data, c.index) }
+  return { hex = cases.hex(packed), unpacked = r[1] and cases.serialise(select(2, (table.unpack or unpack)(r)))
+                                               or "error" }
+end
+
+local function oracle_all()
+  if string.pack then
+    local t = {}
+    for k = 1, N do t[k] = oracle_here(k) end
+    return t
+  end
+  h.needs_children()
+  local out, status = h.run_child({ LUA_PATH = "spec/?.lua;;" }, string.format([[
+    local cases = require "pack_cases"
+    for k = 1, %d do
+      local c = cases.case(k)
+      local ok, packed = pcall(string.pack, c.fmt, table.unpack(c.values))
+      if not ok then print(k, "error") else
+        local data = ("\0"):rep(c.index - 1) .. packed
+        local r = { pcall(string.unpack, c.fmt, data, c.index) }
+        print(k, cases.hex(packed), r[1] and cases.serialise(select(2, table.unpack(r))) or "error")
+      end
+    end]], N))
+  lu.assertEquals(status, 0, out)
+  local t = {}
+  for k, hex, unpacked in out:gmatch("(%d+)\t(%S+)\t?([^\n]*)") do
+    t[tonumber(k)] = hex == "error" and { error = "(in the lua5.4 child)" } or { hex = hex, unpacked = unpacked }
+  end
+  return t
+end
+
+TestPack = {}
+
+function TestPack.test_random_formats_against_string_pack()
+  local oracle = oracle_all()
+  local packed_ok = 0
+  for k = 1, N do
+    local c, want = cases.case(k), oracle[k]
+    lu.assertNotNil(want, "case " .. k)
+    local width = want.hex and #want.hex / 2 or 64
+    local b = avxbuf.new(c.index - 1 + width + GUARD, 0xEE)
+    local before = b:tostring()
+    local ok, next_index = pcall(b.pack, b, c.index, c.fmt, h.unpack(c.values))
+    if want.error then
+      lu.assertFalse(ok, string.format("case %d: %q packed, string.pack refused it (%s)", k, c.fmt, want.error))
+      lu.assertEquals(b:tostring(), before, "a failed pack writes nothing")
+    else
+      lu.assertTrue(ok, string.format("case %d: %q: %s", k, c.fmt, tostring(next_index)))
+      lu.assertEquals(next_index, c.index + width, c.fmt)
+      local got = b:tostring()
+      lu.assertEquals(cases.hex(got:sub(c.index, c.index + width - 1)), want.hex,
+                      string.format("case %d: %q", k, c.fmt))
+      h.assert_bytes(got:sub(1, c.index - 1) .. got:sub(c.index + width), before:sub(1, c.index - 1)
+                     .. before:sub(c.index + width), "guard bytes, case " .. k)
+      -- unpack at the same index, over the same bytes (zeros before them)
+      b:zero(1, c.index - 1)
+      local r = { pcall(b.unpack, b, c.index, c.fmt) }
+      local got_unpacked = r[1] and cases.serialise(select(2, h.unpack(r))) or "error"
+      if want.unpacked ~= "error" then
+        -- string.unpack's values, then the next index (over data that ends
+        -- at the packed bytes; the guard after them does not change it)
+        lu.assertEquals(got_unpacked, want.unpacked, string.format("case %d: unpack %q", k, c.fmt))
+      end
+      packed_ok = packed_ok + 1
+    end
+  end
+  lu.assertTrue(packed_ok > N / 2, "most random cases should be valid formats: " .. packed_ok)
+end
+
+function TestPack.test_every_option_round_trips()
+  local b = avxbuf.new(200)
+  local fmt = "<b B h H i I l L j J T f d n i3 I7 s1 s z x c5 !4 i4 Xi8 >i2 =I2"
+  local values = { -128, 255, -32768, 65535, -2 ^ 31, 2 ^ 32 - 1, -5, 7, -(2 ^ 50), 2 ^ 52, 99, 0.5,
+                   -1.25, 1e300, -(2 ^ 23), 2 ^ 53 - 1, "abc", "defg", "zz", "12", -3, 513, 65535 }
+  local next_index = b:pack(1, fmt, h.unpack(values))
+  local got = { b:unpack(1, fmt) }
+  lu.assertEquals(got[#got], next_index)
+  got[#got] = nil
+  lu.assertEquals(got[19], "zz")
+  lu.assertEquals(got[20], "12\0\0\0")
+  got[20] = "12"
+  lu.assertEquals(got, values)
+end
+
+function TestPack.test_errors_name_the_argument_and_write_nothing()
+  local b = avxbuf.new(16, 7)
+  local function refuses(expect, ...)
+    local args = { ... }
+    local ok, err = pcall(function() b:pack(h.unpack(args)) end)
+    lu.assertFalse(ok, expect)
+    lu.assertStrContains(err, expect)
+    lu.assertEquals(b:tostring(), ("\7"):rep(16))
+  end
+  refuses("bad argument #2 to 'pack' (invalid format option 'q')", 1, "q", 1)
+  refuses("integral size (17) out of limits [1,16]", 1, "i17", 1)
+  refuses("missing size for format option 'c'", 1, "c", "x")
+  refuses("bad argument #3 to 'pack' (integer overflow)", 1, "b", 200)
+  refuses("bad argument #3 to 'pack' (unsigned overflow)", 1, "B", -1)
+  refuses("bad argument #4 to 'pack' (string contains zeros)", 1, "bz", 1, "a\0b")
+  refuses("bad argument #3 to 'pack' (string longer than given size)", 1, "c2", "abc")
+  refuses("string length does not fit in given size", 1, "s1", ("x"):rep(300))
+  refuses("bad argument #4 to 'pack' (number expected, got no value)", 1, "bb", 1)
+  refuses("format asks for alignment not power of 2", 1, "!8 i3", 1)
+  refuses("invalid next option for option 'X'", 1, "X", 1)
+  refuses("bad argument #2 to 'pack' (the 17 bytes packed do not fit at index 1 of a 16-byte buffer)", 1, "c17", "")
+  refuses("bad argument #2 to 'pack' (the 9 bytes packed do not fit at index 9", 9, "c9", "")
+  refuses("bad argument #1 to 'pack' (index 18 out of range 1..17)", 18, "", 1)
+  -- unpack: bounds and formats
+  local ok, err = pcall(function() b:unpack(10, "j") end)
+  lu.assertFalse(ok)
+  lu.assertStrContains(err, "data too short: 8 bytes needed at index 10 of a 16-byte buffer")
+  for _, case in ipairs {
+    { b, 1, "z", "unfinished string for format 'z'" },
+    { b, 18, "b", "initial position out of the buffer" },
+    { avxbuf.from(("\1"):rep(16)), 1, "i16", "16-byte integer does not fit into Lua Integer" },
+  } do
+    ok, err = pcall(function() case[1]:unpack(case[2], case[3]) end)
+    lu.assertFalse(ok)
+    lu.assertStrContains(err, case[4])
+  end
+  lu.assertEquals(avxbuf.from(("\255"):rep(16)):unpack(1, "i16"), -1, "sign extension is not an overflow")
+end
+
+function TestPack.test_unpack_index_counts_from_the_end()
+  local b = avxbuf.from("\1\2\3\4")
+  lu.assertEquals({ b:unpack(-2, "BB") }, { 3, 4, 5 })
+  lu.assertEquals({ b:unpack(-10, "B") }, { 1, 2 })
+  lu.assertEquals({ b:unpack(5, "") }, { 5 })
+end

@@ -1,0 +1,91 @@
+/* Argument checks shared by the binding: byte strings, bytes, sizes, and
+ * the index rules (string.sub's for reads, 1..len + 1 for writes). Every
+ * failure is a "bad argument #k" naming the argument. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "lavxbuf.h"
+
+const char *avxbuf_pushf(lua_State *L, const char *fmt, ...)
+{
+  char buf[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  lua_pushstring(L, buf);
+  return lua_tostring(L, -1);
+}
+
+int avxbuf_notbuffer(lua_State *L, int arg)
+{
+  return luaL_typeerror(L, arg, BUFFER_NAME);
+}
+
+const unsigned char *avxbuf_checkbytes(lua_State *L, int arg, size_t *len, buffer **as_buffer)
+{
+  buffer *b = testbuffer(L, arg);
+  if (as_buffer) *as_buffer = b;
+  if (b) { *len = b->len; return b->data; }
+  if (lua_type(L, arg) != LUA_TSTRING)
+    luaL_typeerror(L, arg, "string or " BUFFER_NAME);
+  return (const unsigned char *)lua_tolstring(L, arg, len);
+}
+
+int avxbuf_checkbyte(lua_State *L, int arg)
+{
+  lua_Integer c = luaL_checkinteger(L, arg);
+  luaL_argcheck(L, 0 <= c && c <= 255, arg, "byte must be from 0 to 255");
+  return (int)c;
+}
+
+size_t avxbuf_checksize(lua_State *L, int arg, lua_Integer n)
+{
+  luaL_argcheck(L, n >= 0, arg, "size must not be negative");
+  luaL_argcheck(L, (unsigned long long)n <= MAX_LENGTH, arg, "size too large");
+  return (size_t)n;
+}
+
+/* string.sub's rules: negative from the end, then clipped to 1..len. */
+size_t avxbuf_sub_start(lua_Integer i, size_t len)
+{
+  if (i > 0) return (size_t)i;
+  if (i == 0 || i < -(lua_Integer)len) return 1;
+  return len + (size_t)i + 1;
+}
+
+static size_t sub_end(lua_Integer j, size_t len)
+{
+  if (j > (lua_Integer)len) return len;
+  if (j >= 0) return (size_t)j;
+  if (j < -(lua_Integer)len) return 0;
+  return len + (size_t)j + 1;
+}
+
+size_t avxbuf_sub_range(lua_State *L, int arg_i, int j_defaults_to_i, size_t len, size_t *start)
+{
+  lua_Integer i = optint(L, arg_i, 1);
+  size_t s = avxbuf_sub_start(i, len);
+  size_t e = sub_end(optint(L, arg_i + 1, j_defaults_to_i ? i : -1), len);
+  *start = s > e ? 0 : s - 1;
+  return s > e ? 0 : e - s + 1;
+}
+
+size_t avxbuf_checkindex(lua_State *L, int arg, lua_Integer i, size_t len)
+{
+  if (i < 1 || (unsigned long long)i > (unsigned long long)len + 1)
+    luaL_argerror(L, arg, avxbuf_pushf(L, "index %lld out of range 1..%lld", (long long)i, (long long)len + 1));
+  return (size_t)(i - 1);
+}
+
+size_t avxbuf_checkcount(lua_State *L, int arg, size_t off, size_t len, const char *what)
+{
+  size_t room = len - off;
+  lua_Integer n = optint(L, arg, (lua_Integer)room);
+  if (n < 0)
+    luaL_argerror(L, arg, avxbuf_pushf(L, "length %lld is negative", (long long)n));
+  if ((unsigned long long)n > room)
+    luaL_argerror(L, arg, avxbuf_pushf(L, "length %lld exceeds the %lld bytes of %s from index %lld",
+                                       (long long)n, (long long)room, what, (long long)off + 1));
+  return (size_t)n;
+}
