@@ -3,12 +3,12 @@
 -- median of interleaved rounds, and each one's ratio to libc in the same run.
 -- Also the cost of small operations from Lua, in ns.
 -- lua5.4 bench/kernels.lua [--quick] [--json FILE] [--svg FILE] [--ops copy,zero,fill]
-package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.path = "lua/?.lua;lua/?/init.lua;bench/lib/?.lua;" .. package.path
 package.cpath = "build/?.so;build/bench/?.so;" .. package.cpath
 local argparse = require "argparse"
 local avxbuf = require "avxbuf"
-local bench = require "avxbuf.bench"
-local kernels = require "avxbuf.kernels"
+local bench = require "harness"
+local kernels = require "kernel_list"
 
 local parser = argparse("kernels.lua", "avxbuf kernel sweep against glibc")
 parser:flag("--quick", "fewer sizes and rounds (under a minute)")
@@ -16,6 +16,7 @@ parser:option("--json", "write all results to this file")
 parser:option("--svg", "draw GB/s against size to this file")
 parser:option("--ops", "operations to sweep", "copy,zero,fill")
 parser:option("--max", "largest size in MiB", nil)
+parser:flag("--no-offsets", "skip the copies at other offsets")
 local args = parser:parse()
 
 local max_size = (tonumber(args.max) or (args.quick and 64 or 256)) << 20
@@ -91,6 +92,70 @@ for _, op in ipairs(ops) do
 end
 avxbuf.reset()
 
+-- Copies at every offset users meet: destination and source offsets within
+-- 64 bytes, and the distance dst - src modulo 4096 (two large buffers are
+-- equally page-offset, so a copy to index 2..64 of one from index 1 of the
+-- other has a distance of 1..63: page aliasing). Both ends live in one
+-- buffer, whose indices fix the distance exactly.
+if args.ops:find("copy", 1, true) and not args.no_offsets then
+  local grid_sizes = args.quick and { 256, 4096, 65536, 1 << 20 } or { 256, 1024, 4096, 16384, 65536, 262144, 1 << 20 }
+  local offsets = args.quick and { 0, 1, 63 } or { 0, 1, 31, 63 }
+  local span = (1 << 20) + 2 * 4096
+  local arena = avxbuf.new(2 * span + 8192, 1)
+  local cells = {}
+  for _, n in ipairs(grid_sizes) do
+    for _, doff in ipairs(offsets) do
+      for _, soff in ipairs(offsets) do
+        if doff + soff > 0 then
+          cells[#cells + 1] = { size = n, dst_offset = doff, src_offset = soff,
+                                di = 1 + span + 2048 + 64 + doff, si = 1 + 64 + soff }
+        end
+      end
+    end
+    if n >= 1024 then
+      for _, dist in ipairs { 0, 1, 2, 16, 32, 48, 63, 64, 2048 } do
+        cells[#cells + 1] = { size = n, distance_mod_4096 = dist, di = 1 + span + 4096 + dist, si = 1 + 4096 }
+      end
+    end
+  end
+  for _, c in ipairs(cells) do
+    local cases = {}
+    for i, r in ipairs(rows) do
+      cases[i] = { setup = function() set(r.knobs) end,
+                   fn = function() avxbuf.copy(arena, c.di, arena, c.si, c.size) end }
+    end
+    local samples = bench.interleave(cases, rounds, min_time)
+    c.rows = {}
+    for i, r in ipairs(rows) do
+      local ratios = {}
+      for k = 1, rounds do ratios[k] = samples[#rows][k] / samples[i][k] end
+      c.rows[r.name] = { gbs = c.size / bench.median(samples[i]) / 1e9, ratio_to_libc = bench.median(ratios) }
+    end
+    c.di, c.si = nil, nil
+  end
+  results.offsets = cells
+  local function label(c)
+    return c.distance_mod_4096 and string.format("%s, dst-src = %d mod 4096", bench.size_label(c.size),
+                                                 c.distance_mod_4096)
+      or string.format("%s, dst+%d src+%d", bench.size_label(c.size), c.dst_offset, c.src_offset)
+  end
+  print(string.format("\n# copies at other offsets (%d cells, %s to %s): worst and best ratio to libc",
+                      #cells, bench.size_label(grid_sizes[1]), bench.size_label(grid_sizes[#grid_sizes])))
+  for _, r in ipairs(rows) do
+    if r.name ~= "libc" then
+      local worst, best
+      for _, c in ipairs(cells) do
+        local x = c.rows[r.name].ratio_to_libc
+        if not worst or x < worst.rows[r.name].ratio_to_libc then worst = c end
+        if not best or x > best.rows[r.name].ratio_to_libc then best = c end
+      end
+      print(string.format("%-14s worst %5.2fx (%s)   best %5.2fx (%s)", r.name, worst.rows[r.name].ratio_to_libc,
+                          label(worst), best.rows[r.name].ratio_to_libc, label(best)))
+    end
+  end
+end
+avxbuf.reset()
+
 -- The cost of small operations from Lua, against a C function that does
 -- nothing with the same arguments (bench/noop.c), measured in interleaved
 -- rounds: each case is a loop of calls (the loop is the case's own, so
@@ -149,7 +214,7 @@ end
 if args.json then bench.write_json(args.json, results) end
 if args.svg then
   local f = assert(io.open(args.svg, "w"))
-  f:write(require("avxbuf.svg").render(charts, { caption = "lua5.4 bench/kernels.lua" ..
+  f:write(require("svg").render(charts, { caption = "lua5.4 bench/kernels.lua" ..
     (args.quick and " --quick" or "") .. "; " .. cpu.reason }))
   f:close()
 end

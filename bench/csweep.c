@@ -1,0 +1,293 @@
+/* The kernel sweep without Lua: avxbuf's default dispatch, every kernel this
+ * CPU can run, and the C library's memmove/memset, called directly from C
+ * and timed interleaved in the same process. Below ~16 KiB a call from Lua
+ * costs more than the kernel (bench/kernels.lua), so this is where kernels
+ * are judged at those sizes.
+ *
+ *   build/bench/csweep [--quick] [--json FILE]
+ *
+ * Cells: copy, zero and fill at sizes from 16 B to 64 MiB with both ends
+ * 64-byte aligned (and find, of a 16-byte needle at the end of the
+ * haystack, against memmem); copies of 256 B to 1 MiB at every pair of destination and
+ * source offsets 0, 1, 31, 63 within 64 bytes; and copies between two large
+ * buffers whose distance dst - src is 0, 1..63, 64 or 2048 modulo 4096 (the
+ * page-aliasing cases, where a copy's loads and stores look alike to the
+ * store-forwarding logic). Each cell: the median over interleaved rounds of
+ * GB/s, and the median of the per-round ratios to the C library. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dispatch.h"
+
+typedef struct timed {
+  const char *name;
+  const avxbuf_kernel *k;   /* NULL: the default dispatch; &libc_direct: the C library */
+} timed;
+
+static avxbuf_state state;
+static const avxbuf_kernel libc_direct = { .name = "libc", .vector_bits = -1 };
+/* Through pointers the compiler cannot see through: no inlined memmove. */
+static void *(*volatile c_memmove)(void *, const void *, size_t) = memmove;
+static void *(*volatile c_memset)(void *, int, size_t) = memset;
+static void *(*volatile c_memmem)(const void *, size_t, const void *, size_t) = memmem;
+
+/* find: a 16-byte needle that occurs only at the very end of the haystack,
+ * so that every byte is looked at; its other bytes differ from the
+ * haystack's, which is filled with 1s. */
+enum { OP_COPY, OP_ZERO, OP_FILL, OP_FIND };
+static const char *const op_names[] = { "copy", "zero", "fill", "find" };
+#define NEEDLE 16
+static const unsigned char *volatile found;
+
+static void run(const timed *t, int op, unsigned char *d, const unsigned char *s, size_t n)
+{
+  if (op == OP_FIND) {   /* the haystack is s[0..n), the needle its last bytes */
+    const unsigned char *needle = s + n - NEEDLE;
+    if (t->k == &libc_direct) found = c_memmem(s, n, needle, NEEDLE);
+    else found = (t->k ? t->k : avxbuf_pick_find(&state.plan, n))->find(s, n, needle, NEEDLE);
+  } else if (t->k == &libc_direct) {
+    if (op == OP_COPY) c_memmove(d, s, n); else c_memset(d, op == OP_ZERO ? 0 : 0x5A, n);
+  } else if (t->k == NULL) {
+    if (op == OP_COPY) avxbuf_copy(&state.plan, d, s, n, OV_NONE);
+    else avxbuf_fill(&state.plan, d, op == OP_ZERO ? 0 : 0x5A, n);
+  } else {
+    if (op == OP_COPY) t->k->copy(d, s, n); else t->k->fill(d, op == OP_ZERO ? 0 : 0x5A, n);
+  }
+}
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#define MAX_TIMED 16
+#define MAX_ROUNDS 15
+
+typedef struct cell {
+  int op;
+  size_t n;
+  int doff, soff;   /* within 64 bytes */
+  long dist;        /* dst - src modulo 4096, or -1 */
+  double gbs[MAX_TIMED], ratio[MAX_TIMED];
+} cell;
+
+static timed rows[MAX_TIMED];
+static int nrows, rounds, libc_row, sse2_row = -1;
+static double min_time;
+
+/* Times one cell: every row once per round, in turn. */
+static void measure(cell *c, unsigned char *d, const unsigned char *s)
+{
+  double secs[MAX_TIMED][MAX_ROUNDS];
+  long reps = 1;
+  /* Calibrate on the C library: enough repetitions for min_time. */
+  for (;;) {
+    double t0 = now();
+    for (long r = 0; r < reps; r++) run(&rows[libc_row], c->op, d, s, c->n);
+    if (now() - t0 >= min_time || reps > (1L << 30)) break;
+    reps *= 2;
+  }
+  for (int round = 0; round < rounds; round++) {
+    for (int i = 0; i < nrows; i++) {
+      double t0 = now();
+      for (long r = 0; r < reps; r++) run(&rows[i], c->op, d, s, c->n);
+      secs[i][round] = (now() - t0) / (double)reps;
+    }
+  }
+  for (int i = 0; i < nrows; i++) {
+    double v[MAX_ROUNDS], ratios[MAX_ROUNDS];
+    for (int r = 0; r < rounds; r++) {
+      v[r] = secs[i][r];
+      ratios[r] = secs[libc_row][r] / secs[i][r];
+    }
+    c->gbs[i] = (double)c->n / median(v, rounds) / 1e9;
+    c->ratio[i] = median(ratios, rounds);
+  }
+}
+
+static void warn_stderr(void *ud, const char *message)
+{
+  (void)ud;
+  fprintf(stderr, "%s\n", message);
+}
+
+static void *aligned_alloc_or_die(size_t n)
+{
+  void *p = NULL;
+  if (posix_memalign(&p, 4096, n) != 0) { fprintf(stderr, "csweep: out of memory\n"); exit(1); }
+  memset(p, 1, n);
+  return p;
+}
+
+static void cell_label(const cell *c, char *out, size_t len)
+{
+  if (c->dist >= 0)
+    snprintf(out, len, "%s %zu B, dst-src = %ld mod 4096", op_names[c->op], c->n, c->dist);
+  else
+    snprintf(out, len, "%s %zu B, dst+%d src+%d", op_names[c->op], c->n, c->doff, c->soff);
+}
+
+int main(int argc, char **argv)
+{
+  int quick = 0;
+  const char *json = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--quick")) quick = 1;
+    else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
+    else { fprintf(stderr, "usage: csweep [--quick] [--json FILE]\n"); return 2; }
+  }
+  rounds = quick ? 5 : 11;
+  min_time = quick ? 20e-6 : 50e-6;
+  avxbuf_state_init(&state, getenv("AVXBUF_OPTIONS"), warn_stderr, NULL);
+
+  rows[nrows++] = (timed){ "default", NULL };
+  for (int i = 0; avxbuf_kernel_list[i]; i++) {
+    const avxbuf_kernel *k = avxbuf_kernel_list[i];
+    if (k->vector_bits > 0 && avxbuf_kernel_available(k) && nrows < MAX_TIMED - 1) {
+      if (!strcmp(k->name, "sse2")) sse2_row = nrows;
+      rows[nrows++] = (timed){ k->name, k };
+    }
+  }
+  libc_row = nrows;
+  rows[nrows++] = (timed){ "libc", &libc_direct };
+
+  static cell cells[4096];
+  int ncells = 0;
+  size_t max = quick ? (16u << 20) : (64u << 20);
+  for (int op = OP_COPY; op <= OP_FIND; op++) {
+    for (size_t n = op == OP_FIND ? 64 : 16; n <= max; n *= quick ? 4 : 2)
+      cells[ncells++] = (cell){ op, n, 0, 0, -1, { 0 }, { 0 } };
+    static const size_t odd[] = { 100, 1000, 3000, 100000 };
+    for (size_t k = 0; k < sizeof odd / sizeof odd[0]; k++)
+      cells[ncells++] = (cell){ op, odd[k], 0, 0, -1, { 0 }, { 0 } };
+  }
+  static const int offs[] = { 0, 1, 31, 63 };
+  static const long dists[] = { 0, 1, 2, 16, 32, 48, 63, 64, 2048 };
+  size_t grid_sizes[] = { 256, 1024, 4096, 16384, 65536, 262144, 1 << 20 };
+  int ngrid = quick ? 4 : 7;
+  if (quick) { grid_sizes[1] = 4096; grid_sizes[2] = 65536; grid_sizes[3] = 1 << 20; }
+  for (int g = 0; g < ngrid; g++) {
+    for (int a = 0; a < 4; a++)
+      for (int b = 0; b < 4; b++)
+        if (a || b) cells[ncells++] = (cell){ OP_COPY, grid_sizes[g], offs[a], offs[b], -1, { 0 }, { 0 } };
+    for (size_t k = 0; k < sizeof dists / sizeof dists[0]; k++)
+      if (grid_sizes[g] >= 1024)
+        cells[ncells++] = (cell){ OP_COPY, grid_sizes[g], 0, 0, dists[k], { 0 }, { 0 } };
+  }
+
+  /* Two buffers in one page-aligned arena, span apart (a multiple of 4096);
+   * cells that are not about page aliasing keep dst - src at 2048 modulo
+   * 4096 (plus their offsets), far from where aliasing strikes. */
+  size_t span = max + 3 * 4096;
+  unsigned char *arena = aligned_alloc_or_die(2 * span);
+  const avxbuf_machine *m = avxbuf_machine_get();
+  printf("# build/bench/csweep%s: %s; GB/s, median of %d interleaved rounds; "
+         "x = median of per-round ratios to libc (above 1: faster than libc)\n",
+         quick ? " --quick" : "", m->defaults.reason, rounds);
+
+  for (int i = 0; i < ncells; i++) {
+    cell *c = &cells[i];
+    if (c->op == OP_FIND) {   /* a haystack of 1s ending in the needle */
+      unsigned char *hay = arena + 64;
+      memset(hay, 1, c->n);
+      for (int k = 0; k < NEEDLE; k++) hay[c->n - NEEDLE + k] = (unsigned char)(2 + k);
+      measure(c, NULL, hay);
+      memset(hay, 1, c->n);
+      continue;
+    }
+    unsigned char *src = arena + 64 + (size_t)c->soff;
+    unsigned char *dst = arena + span + 2048 + 64 + (size_t)c->doff;
+    if (c->dist >= 0) {   /* dst - src = c->dist (mod 4096), both far apart */
+      src = arena + 4096;
+      dst = arena + span + 4096 + (size_t)c->dist;
+    }
+    measure(c, dst, src);
+  }
+
+  /* The plain sweep: aligned cells by size. */
+  for (int op = OP_COPY; op <= OP_FIND; op++) {
+    printf("\n%-5s %9s", op_names[op], "size");
+    for (int r = 0; r < nrows; r++) printf(" %14s", rows[r].name);
+    printf("\n");
+    for (int i = 0; i < ncells; i++) {
+      const cell *c = &cells[i];
+      if (c->op != op || c->doff || c->soff || c->dist >= 0) continue;
+      printf("%-5s %9zu", "", c->n);
+      for (int r = 0; r < nrows; r++) printf(" %8.2f %4.2fx", c->gbs[r], c->ratio[r]);
+      printf("\n");
+    }
+  }
+
+  /* Worst and best cell of each row against libc, from 256 B up, and the
+   * cells where the default trails plain SSE2. */
+  printf("\n# every cell from 256 B up (%d cells): worst and best ratio to libc\n", ncells);
+  for (int r = 0; r < nrows; r++) {
+    if (r == libc_row) continue;
+    int worst = -1, best = -1;
+    for (int i = 0; i < ncells; i++) {
+      if (cells[i].n < 256) continue;
+      if (worst < 0 || cells[i].ratio[r] < cells[worst].ratio[r]) worst = i;
+      if (best < 0 || cells[i].ratio[r] > cells[best].ratio[r]) best = i;
+    }
+    char wl[96], bl[96];
+    cell_label(&cells[worst], wl, sizeof wl);
+    cell_label(&cells[best], bl, sizeof bl);
+    printf("%-14s worst %5.2fx (%s)   best %5.2fx (%s)\n", rows[r].name, cells[worst].ratio[r], wl,
+           cells[best].ratio[r], bl);
+  }
+  int below_libc = 0, below_sse2 = 0;
+  for (int i = 0; i < ncells; i++) {
+    const cell *c = &cells[i];
+    if (c->n < 256) continue;
+    char label[96];
+    cell_label(c, label, sizeof label);
+    if (c->ratio[0] < 1.0) {
+      printf("default below libc: %s: %.2fx\n", label, c->ratio[0]);
+      below_libc++;
+    }
+    if (sse2_row > 0 && c->ratio[0] < c->ratio[sse2_row]) {
+      printf("default below sse2: %s: %.2fx against %.2fx\n", label, c->ratio[0], c->ratio[sse2_row]);
+      below_sse2++;
+    }
+  }
+  printf("# default: %d cells below libc, %d below sse2 (ratios are medians; differences of a few "
+         "percent are within this machine's noise)\n", below_libc, below_sse2);
+
+  if (json) {
+    FILE *f = fopen(json, "w");
+    if (!f) { perror(json); return 1; }
+    fprintf(f, "{\"reason\": \"%s\", \"rounds\": %d, \"cells\": [", m->defaults.reason, rounds);
+    for (int i = 0; i < ncells; i++) {
+      const cell *c = &cells[i];
+      fprintf(f, "%s\n{\"op\": \"%s\", \"size\": %zu, \"dst_offset\": %d, \"src_offset\": %d, "
+              "\"distance_mod_4096\": %ld, \"rows\": {", i ? "," : "", op_names[c->op], c->n, c->doff,
+              c->soff, c->dist);
+      for (int r = 0; r < nrows; r++)
+        fprintf(f, "%s\"%s\": {\"gbs\": %.4f, \"ratio_to_libc\": %.4f}", r ? ", " : "", rows[r].name,
+                c->gbs[r], c->ratio[r]);
+      fprintf(f, "}}");
+    }
+    fprintf(f, "\n]}\n");
+    fclose(f);
+  }
+  free(arena);
+  return 0;
+}
