@@ -113,6 +113,23 @@ static size_t from(long long threshold)
   return threshold == 0 || (unsigned long long)threshold > SIZE_MAX ? SIZE_MAX : (size_t)threshold;
 }
 
+static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+
+/* Below the first threshold: the family avxbuf_pick_* would take (the narrow
+ * one when avx3_threshold splits the sizes), and never its streaming or
+ * string-instruction kernel. */
+static void plan_small(avxbuf_plan *p)
+{
+  size_t split_at = p->wide_from > 0 ? p->wide_from : SIZE_MAX;
+  p->copy_small = (p->wide_from > 0 ? &p->copy_narrow : &p->copy_wide)->k;
+  p->fill_small = (p->wide_from > 0 ? &p->fill_narrow : &p->fill_wide)->k;
+  p->copy_small_below = min_size(split_at, min_size(p->nontemporal_copy_from, p->rep_movsb_from));
+  p->fill_small_below = min_size(split_at, min_size(p->nontemporal_fill_from, p->rep_stosb_from));
+  p->copy_small_fn = p->copy_small->copy;
+  p->fill_small_fn = p->fill_small->fill;
+  p->small_inline = p->copy_small->vector_bits > 0 && p->fill_small->vector_bits > 0;
+}
+
 static void plan(avxbuf_state *st)
 {
   const long long *e = st->effective.v;
@@ -121,6 +138,7 @@ static void plan(avxbuf_state *st)
     p->copy_narrow = p->copy_wide = p->fill_narrow = p->fill_wide = fam_libc;
     p->wide_from = p->rep_movsb_from = p->rep_stosb_from = SIZE_MAX;
     p->nontemporal_copy_from = p->nontemporal_fill_from = SIZE_MAX;
+    plan_small(p);
     return;
   }
   avxbuf_family wide = family(e[K_USE_AVX], e[K_MAX_VECTOR_SIZE]);
@@ -141,6 +159,7 @@ static void plan(avxbuf_state *st)
   p->nontemporal_copy_from = from(e[K_NONTEMPORAL_THRESHOLD]);
   p->nontemporal_fill_from = e[K_NONTEMPORAL_THRESHOLD] > AVXBUF_MAX_BYTES / 2
                            ? SIZE_MAX : from(2 * e[K_NONTEMPORAL_THRESHOLD]);
+  plan_small(p);
 }
 
 void avxbuf_state_resolve(avxbuf_state *st)

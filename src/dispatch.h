@@ -37,6 +37,16 @@ typedef struct avxbuf_plan {
   avxbuf_family copy_narrow, copy_wide, fill_narrow, fill_wide;
   size_t wide_from, rep_movsb_from, rep_stosb_from;
   size_t nontemporal_copy_from, nontemporal_fill_from;
+  /* (lua/avxbuf/ffi.lua mirrors the fields above.) Below the first of the
+   * thresholds one kernel serves every size: the one the picks below return
+   * there, with its function at hand, so that a small operation costs a
+   * compare and a call (without this, a 256-byte copy from C cost ~1.4x
+   * glibc's: bench/csweep). */
+  size_t copy_small_below, fill_small_below;
+  const avxbuf_kernel *copy_small, *fill_small;
+  avxbuf_copy_fn copy_small_fn;
+  avxbuf_fill_fn fill_small_fn;
+  int small_inline;   /* those kernels are vector kernels: see avxbuf_copy */
 } avxbuf_plan;
 
 typedef struct avxbuf_state {
@@ -70,6 +80,7 @@ static inline avxbuf_overlap avxbuf_overlap_of(const void *d, const void *s, siz
  * (a == b above) is treated as disjoint: every kernel handles it. */
 static inline const avxbuf_kernel *avxbuf_pick_copy(const avxbuf_plan *p, size_t n, avxbuf_overlap ov)
 {
+  if (n < p->copy_small_below) return p->copy_small;
   const avxbuf_family *f = n >= p->wide_from ? &p->copy_wide : &p->copy_narrow;
   if (n >= p->nontemporal_copy_from && ov == OV_NONE) return f->k_nt;
   if (n >= p->rep_movsb_from && ov != OV_BACKWARD) return &avxbuf_k_rep_movsb;
@@ -78,6 +89,7 @@ static inline const avxbuf_kernel *avxbuf_pick_copy(const avxbuf_plan *p, size_t
 
 static inline const avxbuf_kernel *avxbuf_pick_fill(const avxbuf_plan *p, size_t n)
 {
+  if (n < p->fill_small_below) return p->fill_small;
   const avxbuf_family *f = n >= p->wide_from ? &p->fill_wide : &p->fill_narrow;
   if (n >= p->nontemporal_fill_from) return f->k_nt;
   if (n >= p->rep_stosb_from) return &avxbuf_k_rep_stosb;
@@ -96,6 +108,11 @@ static inline const avxbuf_kernel *avxbuf_pick_find(const avxbuf_plan *p, size_t
  * small pieces buf:put assembles, cost more than the move). */
 static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, size_t n, avxbuf_overlap ov)
 {
+  if (n < p->copy_small_below) {
+    if (n <= 16 && p->small_inline) copy_le16((unsigned char *)d, (const unsigned char *)s, n);
+    else p->copy_small_fn(d, s, n);
+    return;
+  }
   const avxbuf_kernel *k = avxbuf_pick_copy(p, n, ov);
   if (n <= 16 && k->vector_bits > 0) copy_le16((unsigned char *)d, (const unsigned char *)s, n);
   else k->copy(d, s, n);
@@ -103,6 +120,11 @@ static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, siz
 
 static inline void avxbuf_fill(const avxbuf_plan *p, void *d, int byte, size_t n)
 {
+  if (n < p->fill_small_below) {
+    if (n <= 16 && p->small_inline) fill_le16((unsigned char *)d, byte, n);
+    else p->fill_small_fn(d, byte, n);
+    return;
+  }
   const avxbuf_kernel *k = avxbuf_pick_fill(p, n);
   if (n <= 16 && k->vector_bits > 0) fill_le16((unsigned char *)d, byte, n);
   else k->fill(d, byte, n);
