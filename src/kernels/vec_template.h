@@ -10,8 +10,8 @@
  *   COPY_LE_VEC, FILL_LE_VEC   handlers for n <= VEC_SIZE (the narrower family)
  * Strategy, by size n (V = VEC_SIZE):
  *   n <= 2V   two overlapping vectors (or the narrower family's handler);
- *   n <= 4V   four, n <= 8V eight: all loaded before any store, so overlap
- *             needs no special case;
+ *   n <= 4V   four, n <= 8V eight (copies load them all before any store,
+ *             so overlap needs no special case);
  *   larger    a 4V-unrolled loop with aligned stores, forward, or backward
  *             when dst lies inside (src, src + n); head and tail vectors are
  *             loaded first and stored last, unaligned.

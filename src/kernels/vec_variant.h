@@ -61,6 +61,9 @@ KTARGET static void KV(_fill)(void *dst, int byte, size_t n)
     if (n <= 4 * VEC_SIZE) {
       V_STOREU(d, v); V_STOREU(d + VEC_SIZE, v);
       V_STOREU(end - 2 * VEC_SIZE, v); V_STOREU(end - VEC_SIZE, v);
+    } else if (n <= 8 * VEC_SIZE) {   /* no loop up to 8 vectors, as for copies */
+      V4_STORE(V_STOREU, d, v, v, v, v);
+      V4_STORE(V_STOREU, end - 4 * VEC_SIZE, v, v, v, v);
     } else {
       V_STOREU(d, v);
       unsigned char *p = d + VEC_SIZE - ((uintptr_t)d & (VEC_SIZE - 1));
