@@ -93,12 +93,13 @@ function M.shell(cmd)
   return (out:gsub("exit %d+\n$", "")), status
 end
 
--- Runs `lua5.4 -e code` with the same flavour (unless env sets LUA_CPATH)
--- and environment additions.
-function M.run_child(env, code)
+-- Runs `INTERPRETER -e code` (this one unless given) with the same flavour
+-- (unless env sets LUA_CPATH) and environment additions.
+function M.run_child(env, code, interpreter)
   local prefix = { "LUA_CPATH=" .. M.sh(package.cpath:match("^[^;]*") .. ";;") }
   for k, v in pairs(env) do prefix[#prefix + 1] = k .. "=" .. M.sh(v) end
-  return M.shell(string.format("%s %s -e %s", table.concat(prefix, " "), M.sh(arg[-1] or "lua5.4"), M.sh(code)))
+  return M.shell(string.format("%s %s -e %s", table.concat(prefix, " "),
+                                  M.sh(interpreter or arg[-1] or "lua5.4"), M.sh(code)))
 end
 
 return M

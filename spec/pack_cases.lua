@@ -4,10 +4,13 @@
 -- Plain Lua 5.1 syntax.
 local M = {}
 
+-- An LCG whose products stay below 2^53, so that doubles (Lua 5.1-5.2,
+-- LuaJIT) and 5.4's integers follow the same sequence (with glibc's
+-- multiplier, 1103515245, LuaJIT's cases parted from lua5.4's).
 local function rng(seed)
-  local x = seed % 2147483648
+  local x = seed % 4294967296
   return function(n)   -- 0 .. n-1
-    x = (x * 1103515245 + 12345) % 2147483648
+    x = (x * 69069 + 1) % 4294967296
     return math.floor(x / 65536) % n
   end
 end

@@ -12,6 +12,9 @@
 
 #if LUA_VERSION_NUM < 502
 #define LUA_OK 0
+#ifndef LUA_FILEHANDLE   /* lualib.h has it in 5.1 and LuaJIT */
+#define LUA_FILEHANDLE "FILE*"
+#endif
 #undef lua_rawlen
 #define lua_rawlen(L, i) lua_objlen(L, i)
 #undef luaL_len
@@ -51,9 +54,18 @@ static inline const char *avxbuf_tolstring(lua_State *L, int i, size_t *len)
 #if LUA_VERSION_NUM < 503
 /* lua_getfield returns the type from 5.3 on. */
 #define lua_getfield(L, i, k) (lua_getfield(L, i, k), lua_type(L, -1))
-#define lua_geti(L, t, i) lua_rawgeti(L, t, i)
+#define lua_geti avxbuf_geti
 #define lua_tointegerx avxbuf_tointegerx
 #define luaL_checkinteger avxbuf_checkinteger
+
+/* t[i] with metamethods, as 5.3's (lua_rawgeti would skip __index). */
+static inline int avxbuf_geti(lua_State *L, int t, lua_Integer i)
+{
+  if (t < 0 && t > LUA_REGISTRYINDEX) t = lua_gettop(L) + t + 1;
+  lua_pushinteger(L, i);
+  lua_gettable(L, t);
+  return lua_type(L, -1);
+}
 
 /* Integral and exact in a double: within +-2^53. */
 static inline lua_Integer avxbuf_tointegerx(lua_State *L, int i, int *isint)
