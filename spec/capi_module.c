@@ -5,8 +5,10 @@
  *   capi.new(n, byte)         -> a buffer of n bytes set to byte
  *   capi.append(buf, s)       -> buf, with string s appended (resize, then copy)
  *   capi.version()            -> the C API version avxbuf provides
+ *   capi.light(a)             -> a light userdata holding address a (forgeries)
  * Built twice: as is, and with -DAVXBUF_API_VERSION=2, as a module made for
  * a future avxbuf would be. */
+#include <stdint.h>
 #include "avxbuf.h"
 
 static int isbuffer(lua_State *L)
@@ -55,13 +57,19 @@ static int version(lua_State *L)
   return 1;
 }
 
+static int light(lua_State *L)
+{
+  lua_pushlightuserdata(L, (void *)(uintptr_t)luaL_checkinteger(L, 1));
+  return 1;
+}
+
 __attribute__((visibility("default"))) int luaopen_capi(lua_State *L)
 {
   static const luaL_Reg funcs[] = {
     { "isbuffer", isbuffer }, { "sum", sum }, { "new", new_filled }, { "append", append },
-    { "version", version }, { NULL, NULL }
+    { "version", version }, { "light", light }, { NULL, NULL }
   };
-  lua_createtable(L, 0, 5);
+  lua_createtable(L, 0, 6);
   for (const luaL_Reg *f = funcs; f->name; f++) {
     lua_pushcfunction(L, f->func);
     lua_setfield(L, -2, f->name);

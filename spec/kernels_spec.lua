@@ -14,8 +14,11 @@ local DLEN = GUARD + 63 + MAXN + GUARD
 local dpat = h.pattern(DLEN, 1)
 local spat = h.pattern(MAXN + 64, 2)
 
--- Sizes where some kernel changes strategy: vector multiples +-1 up to 16 x 64.
+-- Sizes where some kernel changes strategy: every size up to 16 (the
+-- scalar head/tail moves of small.h and of LuaJIT's FFI path, by 1, 2, 4
+-- and 8 bytes), then vector multiples +-1 up to 16 x 64.
 local CLASS_SIZES = {}
+for n = 0, 16 do CLASS_SIZES[n] = true end
 for _, v in ipairs { 16, 32, 64 } do
   for m = 1, 16 do
     for d = -1, 1 do

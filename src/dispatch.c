@@ -115,6 +115,12 @@ static size_t from(long long threshold)
 
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
 
+static int inline_upto(const avxbuf_kernel *small, size_t below)
+{
+  if (small->vector_bits <= 0 || below == 0) return -1;   /* libc: -1, unknown */
+  return (int)min_size(below - 1, AVXBUF_INLINE_MAX);
+}
+
 /* Below the first threshold: the family avxbuf_pick_* would take (the narrow
  * one when avx3_threshold splits the sizes), and never its streaming or
  * string-instruction kernel. */
@@ -127,7 +133,8 @@ static void plan_small(avxbuf_plan *p)
   p->fill_small_below = min_size(split_at, min_size(p->nontemporal_fill_from, p->rep_stosb_from));
   p->copy_small_fn = p->copy_small->copy;
   p->fill_small_fn = p->fill_small->fill;
-  p->small_inline = p->copy_small->vector_bits > 0 && p->fill_small->vector_bits > 0;
+  p->copy_inline_upto = inline_upto(p->copy_small, p->copy_small_below);
+  p->fill_inline_upto = inline_upto(p->fill_small, p->fill_small_below);
 }
 
 static void plan(avxbuf_state *st)

@@ -46,8 +46,15 @@ typedef struct avxbuf_plan {
   const avxbuf_kernel *copy_small, *fill_small;
   avxbuf_copy_fn copy_small_fn;
   avxbuf_fill_fn fill_small_fn;
-  int small_inline;   /* those kernels are vector kernels: see avxbuf_copy */
+  /* The largest size (at most AVXBUF_INLINE_MAX; -1: none) at which the
+   * plan runs a vector kernel of the small family, whose moves are plain
+   * loads and stores: a caller may do them itself, without the call (see
+   * avxbuf_copy; lua/avxbuf/ffi.lua lets LuaJIT inline them). One int, so
+   * that the check is one compare. */
+  int copy_inline_upto, fill_inline_upto;
 } avxbuf_plan;
+
+#define AVXBUF_INLINE_MAX 64
 
 typedef struct avxbuf_state {
   avxbuf_settings at_load;     /* what AVXBUF_OPTIONS set; reset() returns here */
@@ -109,7 +116,7 @@ static inline const avxbuf_kernel *avxbuf_pick_find(const avxbuf_plan *p, size_t
 static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, size_t n, avxbuf_overlap ov)
 {
   if (n < p->copy_small_below) {
-    if (n <= 16 && p->small_inline) copy_le16((unsigned char *)d, (const unsigned char *)s, n);
+    if (n <= 16 && (int)n <= p->copy_inline_upto) copy_le16((unsigned char *)d, (const unsigned char *)s, n);
     else p->copy_small_fn(d, s, n);
     return;
   }
@@ -121,7 +128,7 @@ static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, siz
 static inline void avxbuf_fill(const avxbuf_plan *p, void *d, int byte, size_t n)
 {
   if (n < p->fill_small_below) {
-    if (n <= 16 && p->small_inline) fill_le16((unsigned char *)d, byte, n);
+    if (n <= 16 && (int)n <= p->fill_inline_upto) fill_le16((unsigned char *)d, byte, n);
     else p->fill_small_fn(d, byte, n);
     return;
   }

@@ -36,7 +36,7 @@ static anchor *testanchor(lua_State *L, int idx)
 {
   anchor *a = (anchor *)lua_touserdata(L, idx);
   if (a == NULL || lua_rawlen(L, idx) != sizeof(anchor)
-      || a->cookie != ((uintptr_t)a ^ (uintptr_t)&avxbuf_anchor_key)) return NULL;
+      || a->cookie != (uintptr_t)a + (uintptr_t)&avxbuf_anchor_key) return NULL;
   return a;
 }
 
@@ -76,7 +76,7 @@ static lmodule *push_anchor(lua_State *L)
   a = (anchor *)lua_newuserdatauv(L, sizeof *a, 0);
   a->api = NULL;
   a->module = NULL;
-  a->cookie = (uintptr_t)a ^ (uintptr_t)&avxbuf_anchor_key;
+  a->cookie = (uintptr_t)a + (uintptr_t)&avxbuf_anchor_key;
   luaL_newmetatable(L, "avxbuf.module");
   lua_pushcfunction(L, l_anchor_gc);
   lua_setfield(L, -2, "__gc");

@@ -42,7 +42,7 @@ typedef struct lmodule {
 typedef struct anchor {
   const avxbuf_api *api;   /* first: what include/avxbuf.h reads */
   lmodule *module;         /* NULL once collected */
-  uintptr_t cookie;        /* its own address XOR &avxbuf_anchor_key */
+  uintptr_t cookie;        /* its own address plus &avxbuf_anchor_key */
 } anchor;
 
 /* The module record of the running function (upvalue 1), checked: a
@@ -57,7 +57,7 @@ void avxbuf_module_unref(lua_State *L, lmodule *m);
  * allocator, so that growth can move it and free() can return it at once.
  * lua/avxbuf/ffi.lua mirrors the first three fields. */
 typedef struct buffer {
-  uintptr_t cookie;      /* its own address XOR &avxbuf_cookie_key */
+  uintptr_t cookie;      /* its own address plus &avxbuf_cookie_key */
   size_t len;
   unsigned char *data;   /* 64-byte aligned, never NULL */
   size_t cap;            /* bytes usable at data */
@@ -70,9 +70,12 @@ typedef struct buffer {
  * never one: no metatable games (debug.setmetatable) can pass this check. */
 extern const char avxbuf_cookie_key, avxbuf_anchor_key;
 
+/* A sum, not a XOR: LuaJIT's recorder compiles 64-bit cdata arithmetic
+ * but threw on bit.bxor of two uint64_t (2.1.0-beta3), which sent every
+ * FFI call to the interpreter. */
 static inline uintptr_t buffer_cookie(const buffer *b)
 {
-  return (uintptr_t)b ^ (uintptr_t)&avxbuf_cookie_key;
+  return (uintptr_t)b + (uintptr_t)&avxbuf_cookie_key;
 }
 
 /* Two API calls: lua_touserdata (NULL for anything but userdata) and

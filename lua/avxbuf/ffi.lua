@@ -1,8 +1,16 @@
--- LuaJIT: avxbuf.copy, zero and fill (and the methods) through the FFI, so
--- that the JIT compiles the argument checks and the call. The checks are the
--- C functions' own; whatever this fast path does not handle plainly goes to
--- the C function, which does the work or raises the documented error.
--- Loaded by the C module under LuaJIT only (see install_ffi_path).
+-- LuaJIT: avxbuf.copy, zero and fill, and buf:put, through the FFI, so that
+-- the JIT compiles the argument checks, the kernel pick and the call. The
+-- checks are the C functions' own; whatever this fast path does not handle
+-- plainly (a wrong type, an index out of range, a numeric string, a buffer
+-- that must grow) goes to the C function, which does the work or raises the
+-- documented error. Loaded by the C module under LuaJIT only (src/lluajit.c).
+--
+-- Operations of up to 64 bytes that the C side would give a vector kernel
+-- are moved here, as two ffi.copy/ffi.fill of a constant width, which the
+-- JIT compiles to plain loads and stores: a call into a kernel costs more
+-- than such a move. avxbuf.kernel() says "ffi" for them, avxbuf.kernels()
+-- lists it, and spec/jit_spec.lua reads the traces (no vector register
+-- wider than xmm, no streaming store, no call).
 local ffi = require "ffi"
 
 -- The layouts of src/lavxbuf.h (the first fields of a buffer),
@@ -10,17 +18,24 @@ local ffi = require "ffi"
 -- avxbuf_plan); checked against avxbuf itself at load.
 if not pcall(ffi.typeof, "avxbuf_buffer") then
   ffi.cdef [[
-    typedef struct { uintptr_t cookie; size_t len; unsigned char *data; } avxbuf_buffer;
+    typedef struct { uintptr_t cookie; int64_t len; unsigned char *data; int64_t cap; } avxbuf_buffer;
+    typedef void (*avxbuf_copy_fn)(void *dst, const void *src, size_t n);
+    typedef void (*avxbuf_fill_fn)(void *dst, int byte, size_t n);
     typedef struct {
       const char *name;
-      void (*copy)(void *dst, const void *src, size_t n);
-      void (*fill)(void *dst, int byte, size_t n);
+      avxbuf_copy_fn copy;
+      avxbuf_fill_fn fill;
     } avxbuf_kernel;
     typedef struct { const avxbuf_kernel *k, *k_nt; } avxbuf_family;
     typedef struct {
       avxbuf_family copy_narrow, copy_wide, fill_narrow, fill_wide;
       size_t wide_from, rep_movsb_from, rep_stosb_from;
       size_t nontemporal_copy_from, nontemporal_fill_from;
+      size_t copy_small_below, fill_small_below;
+      const avxbuf_kernel *copy_small, *fill_small;
+      avxbuf_copy_fn copy_small_fn;
+      avxbuf_fill_fn fill_small_fn;
+      int copy_inline_upto, fill_inline_upto;
     } avxbuf_plan;
   ]]
 end
@@ -28,16 +43,21 @@ end
 local bufp = ffi.typeof("avxbuf_buffer *")
 local bytep = ffi.typeof("const unsigned char *")
 local uptr = ffi.typeof("uintptr_t")
-local cast, type, getmetatable, tonumber, bxor = ffi.cast, type, getmetatable, tonumber, bit.bxor
+local cast, fcopy, ffill = ffi.cast, ffi.copy, ffi.fill
+local type, tonumber, select, rawequal = type, tonumber, select, rawequal
+-- The raw metatable: getmetatable also looks up __metatable, a hash lookup
+-- the JIT repeated in every iteration of a put loop (-jdump).
+local getmetatable_raw = debug.getmetatable
 local OV_NONE, OV_FORWARD, OV_BACKWARD = 0, 1, 2
+local EXACT = 2 ^ 52   -- integers up to this convert to int64_t exactly, sums of three too
 
 -- The C function, with the error it raises named as the caller sees it:
 -- called from here it has no name, and for a method the argument numbers
 -- shift by one (what luaL_argerror does for a method call).
 local function via_c(f, name, method, ...)
-  local ok, err = pcall(f, ...)
-  if ok then return end
-  err = tostring(err):gsub("^bad argument #(%d+) to '[^']*' %((.*)%)$", function(k, what)
+  local r = { pcall(f, ...) }
+  if r[1] then return unpack(r, 2) end
+  local err = tostring(r[2]):gsub("^bad argument #(%d+) to '[^']*' %((.*)%)$", function(k, what)
     k = tonumber(k) - (method and 1 or 0)
     if k == 0 then return string.format("calling '%s' on bad self (%s)", name, what) end
     return string.format("bad argument #%d to '%s' (%s)", k, name, what)
@@ -47,49 +67,99 @@ end
 
 local function whole(x) return type(x) == "number" and x % 1 == 0 end
 
+-- A move of n <= 64 bytes as two overlapping moves of a constant width (the
+-- head/tail scheme of src/kernels/small.h): the JIT unrolls ffi.copy and
+-- ffi.fill of a constant size into plain loads and stores, while a size it
+-- cannot fold calls memcpy (-jdump: eight CALLS memcpy for an 8-piece put,
+-- ~3 ns each). The width is chosen by guards, so a trace sees a constant.
+local function width(n)
+  return n >= 32 and 32 or n >= 16 and 16 or n >= 8 and 8 or n >= 4 and 4 or n >= 2 and 2 or n
+end
+local function inline_copy(d, s, n)   -- disjoint or the same memory
+  local w = width(n)
+  fcopy(d, s, w)
+  if n > w then fcopy(d + (n - w), s + (n - w), w) end
+end
+local function inline_fill(d, byte, n)
+  local w = width(n)
+  ffill(d, w, byte)
+  if n > w then ffill(d + (n - w), w, byte) end
+end
+
 return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
   local MT = getmetatable(avxbuf.new(0))
   local KEY = cast(uptr, cookie_key_ptr)
+  local kernelp = ffi.typeof("const avxbuf_kernel *")
+  local plan = cast("const avxbuf_plan *", plan_ptr)
+  local rep_movsb, rep_stosb = cast(kernelp, rep_movsb_ptr), cast(kernelp, rep_stosb_ptr)
+  local methods = MT.__index
+  local c_copy, c_zero, c_fill = avxbuf.copy, avxbuf.zero, avxbuf.fill
+  local c_put, c_resize = methods.put, methods.resize
+  local c_kernel, c_kernels = avxbuf.kernel, avxbuf.kernels
 
   -- src/lavxbuf.h's testbuffer: the metatable is only a filter (anything can
   -- be given it with debug.setmetatable); the cookie, which only avxbuf
-  -- writes, is the proof. nil for anything else.
+  -- writes, is the proof. nil for anything else. Two userdata LuaJIT casts
+  -- to a pointer other than their own bytes must not reach the cookie: a
+  -- light userdata (its value: any address; refused while light userdata
+  -- carry this metatable) and an io file (its FILE *, NULL once closed).
+  local LIGHT = plan_ptr
   local function as_buffer(x)
-    if type(x) ~= "userdata" or getmetatable(x) ~= MT then return nil end
+    if type(x) ~= "userdata" or getmetatable_raw(x) ~= MT or getmetatable_raw(LIGHT) == MT then return nil end
     local p = cast(bufp, x)
-    if p.cookie ~= bxor(cast(uptr, p), KEY) then return nil end
+    if p == nil or p.cookie - cast(uptr, p) ~= KEY then return nil end
     return p
+  end
+
+  -- src/dispatch.h's picks, read from the live plan (configure() rewrites it
+  -- in place), and the moves the plan lets a caller inline (up to 64 bytes,
+  -- where its kernel is a vector one) done here. Thresholds are
+  -- compared as Lua numbers: LuaJIT 2.1.0-beta3's recorder threw on a
+  -- number compared with a uint64_t it could not fold (-jv: "error thrown
+  -- during recording"), and the whole call then ran interpreted.
+  local function pick_copy(n, ov)
+    if n < tonumber(plan.copy_small_below) then return plan.copy_small end
+    local f = n >= tonumber(plan.wide_from) and plan.copy_wide or plan.copy_narrow
+    if n >= tonumber(plan.nontemporal_copy_from) and ov == OV_NONE then return f.k_nt end
+    if n >= tonumber(plan.rep_movsb_from) and ov ~= OV_BACKWARD then return rep_movsb end
+    return f.k
+  end
+  local function pick_fill(n)
+    if n < tonumber(plan.fill_small_below) then return plan.fill_small end
+    local f = n >= tonumber(plan.wide_from) and plan.fill_wide or plan.fill_narrow
+    if n >= tonumber(plan.nontemporal_fill_from) then return f.k_nt end
+    if n >= tonumber(plan.rep_stosb_from) then return rep_stosb end
+    return f.k
+  end
+  local function ffi_copies(n, ov)
+    return ov == OV_NONE and n <= plan.copy_inline_upto
+  end
+  local function ffi_fills(n)
+    return n <= plan.fill_inline_upto
+  end
+  local function copy_bytes(d, s, n, ov)
+    if ffi_copies(n, ov) then inline_copy(d, s, n) else pick_copy(n, ov).copy(d, s, n) end
+  end
+  local function fill_bytes(d, byte, n)
+    if ffi_fills(n) then inline_fill(d, byte, n) else pick_fill(n).fill(d, byte, n) end
+  end
+
+  -- Checked against the C module: the same kernel at every size (but for
+  -- the moves done here), or the C functions stay.
+  for _, n in ipairs { 0, 1, 65, 100, 5000, 2 ^ 20, 2 ^ 26, 2 ^ 34 } do
+    if ffi.string(pick_copy(n, OV_NONE).name) ~= c_kernel("copy", n)
+       or ffi.string(pick_fill(n).name) ~= c_kernel("fill", n) then
+      error("avxbuf.ffi: the plan layout does not match this avxbuf.so")
+    end
+  end
+  if plan.copy_inline_upto > 64 or plan.fill_inline_upto > 64 then   -- what inline_copy can move
+    error("avxbuf.ffi: this avxbuf.so inlines moves of more than 64 bytes")
   end
   do
     local probe = avxbuf.from("avxbuf")
     local p = as_buffer(probe)
-    if not p or tonumber(p.len) ~= 6 or ffi.string(p.data, 6) ~= "avxbuf" then
+    if not p or tonumber(p.len) ~= 6 or ffi.string(p.data, 6) ~= "avxbuf" or tonumber(p.cap) < 6 then
       error("avxbuf.ffi: the buffer layout does not match this avxbuf.so")
-    end
-  end
-  local c_copy, c_zero, c_fill = avxbuf.copy, avxbuf.zero, avxbuf.fill
-  local kernelp = ffi.typeof("const avxbuf_kernel *")
-  local plan = cast("const avxbuf_plan *", plan_ptr)
-  local rep_movsb, rep_stosb = cast(kernelp, rep_movsb_ptr), cast(kernelp, rep_stosb_ptr)
-
-  -- dispatch.h's avxbuf_pick_copy and avxbuf_pick_fill, read from the live
-  -- plan (configure() rewrites it in place).
-  local function pick_copy(n, ov)
-    local f = n >= plan.wide_from and plan.copy_wide or plan.copy_narrow
-    if n >= plan.nontemporal_copy_from and ov == OV_NONE then return f.k_nt end
-    if n >= plan.rep_movsb_from and ov ~= OV_BACKWARD then return rep_movsb end
-    return f.k
-  end
-  local function pick_fill(n)
-    local f = n >= plan.wide_from and plan.fill_wide or plan.fill_narrow
-    if n >= plan.nontemporal_fill_from then return f.k_nt end
-    if n >= plan.rep_stosb_from then return rep_stosb end
-    return f.k
-  end
-  for _, n in ipairs { 0, 1, 100, 5000, 2 ^ 20, 2 ^ 26, 2 ^ 34 } do
-    if ffi.string(pick_copy(n, OV_NONE).name) ~= avxbuf.kernel("copy", n)
-       or ffi.string(pick_fill(n).name) ~= avxbuf.kernel("fill", n) then
-      error("avxbuf.ffi: the plan layout does not match this avxbuf.so")
     end
   end
 
@@ -97,37 +167,100 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
   local function fast_copy(dst, di, src, si, n)
     local d = as_buffer(dst)
     if not d or not whole(di) then return false end
-    local dlen = tonumber(d.len)
     local sptr, slen
     if type(src) == "string" then
       sptr, slen = cast(bytep, src), #src
     else
       local s = as_buffer(src)
       if not s then return false end
-      sptr, slen = s.data, tonumber(s.len)
+      sptr, slen = s.data, s.len
     end
     if si == nil then si = 1 end
-    if n == nil and whole(si) then n = slen - si + 1 end
-    if not (whole(si) and whole(n) and di >= 1 and si >= 1 and n >= 0
-            and si + n - 1 <= slen and di + n - 1 <= dlen) then
+    if n == nil and whole(si) then n = tonumber(slen) - si + 1 end
+    -- The ends are compared with the int64_t lengths themselves (one
+    -- instruction each when the trace knows the indices), once they are
+    -- known to convert exactly.
+    if not (whole(si) and whole(n) and di >= 1 and si >= 1 and n >= 0 and di <= EXACT and si <= EXACT
+            and n <= EXACT and si + n - 1 <= slen and di + n - 1 <= d.len) then
       return false
     end
     local ov = OV_NONE
-    if src == dst and di ~= si and math.abs(di - si) < n then
+    if rawequal(src, dst) and di ~= si and math.abs(di - si) < n then   -- == would call __eq
       ov = di > si and OV_BACKWARD or OV_FORWARD
     end
-    pick_copy(n, ov).copy(d.data + (di - 1), sptr + (si - 1), n)
+    copy_bytes(d.data + (di - 1), sptr + (si - 1), n, ov)
     return true
   end
 
   local function fast_fill(buf, byte, i, n)
     local b = as_buffer(buf)
     if not b or not whole(byte) or byte < 0 or byte > 255 then return false end
-    local len = tonumber(b.len)
     if i == nil then i = 1 end
-    if n == nil and whole(i) then n = len - i + 1 end
-    if not (whole(i) and whole(n) and i >= 1 and n >= 0 and i + n - 1 <= len) then return false end
-    pick_fill(n).fill(b.data + (i - 1), byte, n)
+    if n == nil and whole(i) then n = tonumber(b.len) - i + 1 end
+    if not (whole(i) and whole(n) and i >= 1 and n >= 0 and i <= EXACT and n <= EXACT
+            and i + n - 1 <= b.len) then   -- as in fast_copy
+      return false
+    end
+    fill_bytes(b.data + (i - 1), byte, n)
+    return true
+  end
+
+  -- buf:put of up to 8 strings and buffers into the room the buffer has;
+  -- everything else (growth, other types, more pieces) is the C function's.
+  local function add(total, v)   -- total plus the length of piece v, or -1
+    if total < 0 then return -1 end
+    if type(v) == "string" then return total + #v end
+    local p = as_buffer(v)
+    return p and total + tonumber(p.len) or -1
+  end
+  local function put_piece(b, data, at, v, old)   -- b's own bytes are the first `old`
+    local src, n
+    if type(v) == "string" then
+      src, n = cast(bytep, v), #v
+    else
+      local p = cast(bufp, v)
+      src, n = p.data, p == b and old or tonumber(p.len)
+    end
+    copy_bytes(data + at, src, n, OV_NONE)
+    return at + n
+  end
+  local function fast_put(buf, n, v1, v2, v3, v4, v5, v6, v7, v8)
+    local b = as_buffer(buf)
+    if not b or n > 8 then return false end
+    local old = tonumber(b.len)
+    local total = old
+    if n >= 1 then total = add(total, v1) end
+    if n >= 2 then total = add(total, v2) end
+    if n >= 3 then total = add(total, v3) end
+    if n >= 4 then total = add(total, v4) end
+    if n >= 5 then total = add(total, v5) end
+    if n >= 6 then total = add(total, v6) end
+    if n >= 7 then total = add(total, v7) end
+    if n >= 8 then total = add(total, v8) end
+    if total < 0 or total > tonumber(b.cap) then return false end
+    local at, data = old, b.data
+    if n >= 1 then at = put_piece(b, data, at, v1, old) end
+    if n >= 2 then at = put_piece(b, data, at, v2, old) end
+    if n >= 3 then at = put_piece(b, data, at, v3, old) end
+    if n >= 4 then at = put_piece(b, data, at, v4, old) end
+    if n >= 5 then at = put_piece(b, data, at, v5, old) end
+    if n >= 6 then at = put_piece(b, data, at, v6, old) end
+    if n >= 7 then at = put_piece(b, data, at, v7, old) end
+    if n >= 8 then put_piece(b, data, at, v8, old) end
+    b.len = total
+    return true
+  end
+
+  -- buf:resize(n) within the capacity: what the C function does there
+  -- (zeroes, then the new length) without a call the trace cannot compile
+  -- (a C function exits the trace; emptying a buffer every 64 puts cost
+  -- ~5 ns per put that way).
+  local function fast_resize(buf, n)
+    local b = as_buffer(buf)
+    if not b or not whole(n) or n < 0 or n > tonumber(b.cap) then return false end
+    local len = tonumber(b.len)
+    if n > len then fill_bytes(b.data + len, 0, n - len) end
+    b.len = n
     return true
   end
 
@@ -143,7 +276,6 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
   avxbuf.copy, avxbuf.zero, avxbuf.fill = copy, zero, fill
 
   -- Methods: buf:copy(...) and friends, with method-call error numbering.
-  local methods = MT.__index
   methods.copy = function(dst, di, src, si, n)
     if not fast_copy(dst, di, src, si, n) then via_c(c_copy, "copy", true, dst, di, src, si, n) end
   end
@@ -152,5 +284,31 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
   end
   methods.fill = function(buf, byte, i, n)
     if not fast_fill(buf, byte, i, n) then via_c(c_fill, "fill", true, buf, byte, i, n) end
+  end
+  methods.resize = function(buf, n)
+    if fast_resize(buf, n) then return buf end
+    return via_c(c_resize, "resize", true, buf, n)
+  end
+  methods.put = function(buf, ...)
+    local n = select("#", ...)
+    if n <= 8 then
+      local v1, v2, v3, v4, v5, v6, v7, v8 = ...
+      if fast_put(buf, n, v1, v2, v3, v4, v5, v6, v7, v8) then return buf end
+    end
+    return via_c(c_put, "put", true, buf, ...)
+  end
+
+  -- The kernel names, with the moves done here.
+  avxbuf.kernel = function(op, n)
+    if whole(n) and n >= 0 and ((op == "copy" and ffi_copies(n, OV_NONE))
+                                or ((op == "zero" or op == "fill") and ffi_fills(n))) then
+      return "ffi"
+    end
+    return via_c(c_kernel, "kernel", false, op, n)
+  end
+  avxbuf.kernels = function()
+    local list = c_kernels()
+    list[#list + 1] = { name = "ffi", isa = {}, streaming = false, available = true, jit = true }
+    return list
   end
 end

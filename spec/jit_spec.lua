@@ -1,0 +1,86 @@
+-- LuaJIT: what the FFI path (lua/avxbuf/ffi.lua) compiles to. Moves of up
+-- to 64 bytes are the JIT's own unrolled loads and stores, and
+-- avxbuf.kernel() says "ffi" for them; the instruction audit
+-- (tools/audit.lua) reads the C kernels, this reads the traces.
+local lu = require "luaunit"
+local h = require "helpers"
+local avxbuf = h.avxbuf
+
+TestJit = {}
+TestJit.tearDown = avxbuf.reset
+
+local function needs_jit()
+  if not rawget(_G, "jit") then lu.skip("LuaJIT only (this is " .. _VERSION .. ")") end
+  lu.assertTrue(avxbuf.ffi, "the FFI path is active under LuaJIT")
+end
+
+-- copy, fill, zero (functions and methods) and put at every size up to 64,
+-- each size hot enough to be compiled, with the size not a constant of the
+-- trace (the harder case: a constant folds further).
+local WORKLOAD = [[
+local avxbuf = require "avxbuf"
+local d, s, str = avxbuf.new(64), avxbuf.new(64, 1), ("s"):rep(64)
+for n = 0, 64 do
+  for _ = 1, 300 do
+    avxbuf.copy(d, 1, s, 1, n); avxbuf.copy(d, 1, str, 1, n); d:copy(1, s, 1, n)
+    avxbuf.fill(d, 7, 1, n); avxbuf.zero(d, 1, n); d:zero(1, n)
+  end
+end
+local b = avxbuf.new(256)
+for i = 1, 3000 do b:resize(0); b:put(str:sub(1, i % 8), "abc", str:sub(1, 16)) end
+]]
+
+local function traces_of(code)
+  local dump = os.tmpname()
+  local script = os.tmpname()
+  local f = assert(io.open(script, "w"))
+  f:write(code)
+  f:close()
+  local out, status = h.shell(string.format("LUA_CPATH=%s %s -jdump=im,%s %s",
+                                            h.sh(package.cpath:match("^[^;]*") .. ";;"),
+                                            h.sh(arg[-1] or "luajit"), h.sh(dump), h.sh(script)))
+  local text = io.open(dump):read("*a")
+  os.remove(dump)
+  os.remove(script)
+  lu.assertEquals(status, 0, out)
+  return text
+end
+
+function TestJit.test_small_moves_compile_to_plain_loads_and_stores()
+  needs_jit()
+  h.needs_children()
+  local dump = traces_of(WORKLOAD)
+  local traces = select(2, dump:gsub("\n%-%-%-%- TRACE %d+ mcode", ""))
+  lu.assertTrue(traces >= 10, "traces compiled: " .. traces)
+  -- stores through a pointer, as the unrolled moves are
+  lu.assertStrMatches(dump, ".*\n%x+ +mov [qd]?w?o?r?d? ?%[r.-%], r.*")
+  for _, banned in ipairs { "ymm", "zmm", "movnt", "vzeroupper" } do
+    lu.assertNil(dump:find(banned, 1, true), banned .. " in a trace")
+  end
+  -- no call into a kernel (CALLXS: through a function pointer) nor into
+  -- the C library for the move itself
+  for _, call in ipairs { "CALLXS", "CALLS  memcpy", "CALLS  memset", "CALLS  memmove" } do
+    lu.assertNil(dump:find(call, 1, true), call .. " in a trace")
+  end
+end
+
+function TestJit.test_kernel_names_what_runs()
+  needs_jit()
+  if not h.X86 then lu.skip("the thresholds below are x86 knobs") end
+  for n = 0, 64 do
+    lu.assertEquals(avxbuf.kernel("copy", n), "ffi", n)
+    lu.assertEquals(avxbuf.kernel("zero", n), "ffi", n)
+  end
+  lu.assertNotEquals(avxbuf.kernel("copy", 65), "ffi")
+  local listed = avxbuf.kernels()
+  lu.assertEquals(listed[#listed].name, "ffi")
+  -- a string instruction from 32 bytes: that is what runs there, not ffi
+  avxbuf.configure { rep_movsb_threshold = 32, rep_stosb_threshold = 40 }
+  if avxbuf.kernel("copy", 32) ~= "rep_movsb" then lu.skip("no ERMS: rep_movsb_threshold has no effect here") end
+  lu.assertEquals(avxbuf.kernel("copy", 31), "ffi")
+  lu.assertEquals(avxbuf.kernel("fill", 39), "ffi")
+  lu.assertEquals(avxbuf.kernel("fill", 40), "rep_stosb")
+  local d, s = avxbuf.new(40), avxbuf.from(h.pattern(40))
+  avxbuf.copy(d, 1, s, 1, 40)
+  lu.assertEquals(d:tostring(), s:tostring())
+end
