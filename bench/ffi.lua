@@ -1,24 +1,135 @@
--- LuaJIT: the cost of a small copy through avxbuf's FFI path against ffi.copy,
--- in the same run. luajit bench/ffi.lua   (after `make LUA=luajit`)
+-- LuaJIT: what avxbuf's FFI path costs against LuaJIT's own ffi.copy,
+-- ffi.fill and string.buffer, in the same run.
+--   luajit bench/ffi.lua [--quick]        (after `make LUA=luajit`)
+-- Every timed loop is compiled from its own source text, with the size as a
+-- literal, so that each gets traces of its own as code with a constant size
+-- would (loops sharing one prototype share traces, and the first size's
+-- specialisations then cost the others side exits). ns per operation: the
+-- median of interleaved rounds, each the best of a few loops.
 package.path = "lua/?.lua;lua/?/init.lua;bench/lib/?.lua;" .. package.path
 package.cpath = "build/luajit/?.so;" .. package.cpath
 local ffi = require "ffi"
 local avxbuf = require "avxbuf"
-local bench = require "harness"
+local harness = require "harness"
+local transform = require "transform"
+local stats = require "stats"
 assert(jit, "run this with luajit")
 assert(avxbuf.ffi, "avxbuf's FFI path is not active")
+local string_buffer = require "string.buffer"
 
-local N = 20000000
-local function best(loop) return bench.best_of(loop, N, 5) end
+local quick = arg[1] == "--quick"
+local N = quick and 2000000 or 10000000
+local ROUNDS = quick and 3 or 7
+local TRANSFORM_ROUNDS = quick and 6 or 15   -- 6: the fewest with a 95% interval
 
-print(string.format("# %s, %s; ns per call, best of 5 loops of %d", jit.version, avxbuf.cpu().reason, N))
-for _, n in ipairs { 16, 64, 256, 4096 } do
-  local d, s = avxbuf.new(n), avxbuf.new(n, 1)
-  local cd, cs = ffi.new("uint8_t[?]", n), ffi.new("uint8_t[?]", n, 1)
-  local copy, fcopy = avxbuf.copy, ffi.copy
-  local t_ffi = best(function() for _ = 1, N do fcopy(cd, cs, n) end end)
-  local t_fn = best(function() for _ = 1, N do copy(d, 1, s, 1, n) end end)
-  local t_m = best(function() for _ = 1, N do d:copy(1, s, 1, n) end end)
-  print(string.format("%5d B: ffi.copy %6.2f   avxbuf.copy %6.2f (%.2fx)   buf:copy %6.2f (%.2fx)",
-                      n, t_ffi, t_fn, t_fn / t_ffi, t_m, t_m / t_ffi))
+-- A loop of N operations, from source, with these locals in scope.
+local function loop(body, env)
+  local names, values = {}, {}
+  for k, v in pairs(env) do names[#names + 1] = k; values[#values + 1] = v end
+  local src = string.format("local %s = ...\nreturn function() for _ = 1, %d do %s end end",
+                            table.concat(names, ", "), N, body)
+  return assert(load(src))(unpack(values))
+end
+
+local function measure(cases)
+  local samples = {}
+  for i = 1, #cases do samples[i] = {} end
+  for _ = 1, ROUNDS do
+    for i, c in ipairs(cases) do samples[i][#samples[i] + 1] = harness.best_of(c, N, 2) end
+  end
+  local med = {}
+  for i = 1, #cases do med[i] = harness.median(samples[i]) end
+  return med
+end
+
+-- a compiled call has a floor: under 2 ns counts as 2 ns
+local function ratio(x, base) return x / math.max(base, 2) end
+
+print(string.format("# %s, %s; ns per operation, median of %d rounds of the best of 2 loops of %d",
+                    jit.version, avxbuf.cpu().reason, ROUNDS, N))
+print("# ratio: avxbuf / LuaJIT's own (under 2 ns counts as 2 ns: a compiled call's floor); method: buf:op / avxbuf.op")
+print(string.format("%-5s %6s  %-10s %8s %8s %7s %8s %7s", "op", "bytes", "LuaJIT's", "ns", "avxbuf", "ratio",
+                    "method", "ratio"))
+local SIZES = { 16, 64, 256, 4096 }
+local OPS = {   -- LuaJIT's own, avxbuf's function, the method
+  { "copy", "ffi.copy", "fcopy(cd, cs, %d)", "copy(d, 1, s, 1, %d)", "d:copy(1, s, 1, %d)" },
+  { "fill", "ffi.fill", "ffill(cd, %d, 7)", "fill(d, 7, 1, %d)", "d:fill(7, 1, %d)" },
+  { "zero", "ffi.fill", "ffill(cd, %d)", "zero(d, 1, %d)", "d:zero(1, %d)" },
+}
+for _, op in ipairs(OPS) do
+  local per_size = {}
+  for _, n in ipairs(SIZES) do
+    local env = { d = avxbuf.new(n), s = avxbuf.new(n, 1), cd = ffi.new("uint8_t[?]", n),
+                  cs = ffi.new("uint8_t[?]", n, 1), copy = avxbuf.copy, fill = avxbuf.fill,
+                  zero = avxbuf.zero, fcopy = ffi.copy, ffill = ffi.fill }
+    local t = measure { loop(op[3]:format(n), env), loop(op[4]:format(n), env), loop(op[5]:format(n), env) }
+    per_size[#per_size + 1] = t[2]
+    print(string.format("%-5s %6d  %-10s %8.2f %8.2f %6.2fx %8.2f %6.2fx", op[1], n, op[2], t[1], t[2],
+                        ratio(t[2], t[1]), t[3], t[3] / t[2]))
+  end
+  local inversions = {}
+  for i = 1, #SIZES - 1 do
+    if per_size[i] > per_size[i + 1] then
+      inversions[#inversions + 1] = string.format("%d B slower than %d B", SIZES[i], SIZES[i + 1])
+    end
+  end
+  print(string.format("%-5s sizes in order: %s", op[1], #inversions == 0 and "yes" or table.concat(inversions, ", ")))
+end
+
+-- Assembling 128 bytes from eight 16-byte strings, emptied every 64 puts;
+-- once with pieces the trace sees as constants (LuaJIT then folds
+-- string.buffer's eight puts into one of a 128-byte constant: -jdump shows
+-- a single BUFPUT), once with pieces read from a table (eight BUFPUTs).
+do
+  local t = {}
+  for i = 1, 8 do t[i] = string.char(96 + i):rep(16) end
+  local env = { b = avxbuf.new(8192):resize(0), sb = string_buffer.new(8192), p = ("p"):rep(16), t = t }
+  for _, case in ipairs {
+    { "constant pieces", "p, p, p, p, p, p, p, p" },
+    { "pieces from a table", "t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8]" },
+  } do
+    local body = "%s:put(" .. case[2] .. ") if _ %% 64 == 0 then %s end"
+    local r = measure {
+      loop(string.format(body, "sb", "sb:reset()"), env),
+      loop(string.format(body, "b", "b:resize(0)"), env),
+    }
+    print(string.format("put of eight 16-byte strings, %s: string.buffer %.2f  avxbuf %.2f (%.2fx)", case[1],
+                        r[1], r[2], r[2] / r[1]))
+  end
+end
+
+-- The transform workload's output, a piece at a time, into one string.buffer
+-- or one avxbuf buffer reused for every output (the same pieces, the same
+-- checksum).
+local function writer_of(put, result)
+  return function() return { put = put, result = result } end
+end
+do
+  local docs = transform.documents(true)
+  local sb, b = string_buffer.new(), avxbuf.new()
+  local sb_writer = writer_of(function(_, s) sb:put(s) end,
+                              function() local r = sb:tostring() sb:reset() return r end)
+  local b_writer = writer_of(function(_, s) b:put(s) end,
+                             function() local r = b:tostring() b:resize(0) return r end)
+  local ops = { string_buffer = function() return transform.run(docs, sb_writer) end,
+                avxbuf = function() return transform.run(docs, b_writer) end }
+  local samples = { string_buffer = {}, avxbuf = {} }
+  local crc
+  for _ = 1, TRANSFORM_ROUNDS do
+    for _, name in ipairs { "string_buffer", "avxbuf" } do
+      collectgarbage("collect")
+      local t0 = os.clock()
+      local c = ops[name]()
+      samples[name][#samples[name] + 1] = os.clock() - t0
+      assert(crc == nil or c == crc, "the two writers disagree")
+      crc = c
+    end
+  end
+  -- paired rounds: the ratio with its 95% interval (bench/lib/stats.lua)
+  local r = stats.ratio(samples.string_buffer, samples.avxbuf)
+  print(string.format("transform --quick, one operation: string.buffer %.3f s  avxbuf %.3f s; avxbuf/string.buffer "
+                      .. "%.2fx, 95%% CI %s over %d rounds (%s); checksum %08x",
+                      harness.median(samples.string_buffer), harness.median(samples.avxbuf), r.ratio,
+                      r.ci and string.format("%.2f-%.2f", r.ci[1], r.ci[2]) or "none (too few rounds)", r.rounds,
+                      r.significant and "a difference" or "no difference beyond the noise", crc))
 end
