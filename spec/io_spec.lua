@@ -34,12 +34,13 @@ function TestIO.test_ranges_and_counts()
   lu.assertEquals(c:read(f, 100), 3)
   lu.assertEquals(c:tostring(), "23489")
   f:close()
-  -- a count far beyond the file costs no more than the file
+  -- a count far beyond the file costs no more than the file (2^29: within
+  -- the 1 GiB a buffer may have on a 32-bit size_t)
   local g = io.tmpfile()
   g:write("xyz")
   g:seek("set")
   local d = avxbuf.new()
-  lu.assertEquals(d:read(g, 2 ^ 40), 3)
+  lu.assertEquals(d:read(g, 2 ^ 29), 3)
   lu.assertEquals(d:tostring(), "xyz")
   g:close()
 end

@@ -117,7 +117,9 @@ function TestKnobs.test_other_architectures_use_the_c_library()
   for _, op in ipairs { "copy", "zero", "fill" } do
     for _, n in ipairs { 0, 100, 2 ^ 30 } do lu.assertEquals(avxbuf.kernel(op, n), "libc") end
   end
-  lu.assertStrContains(cpu.reason, "not an x86 processor")
+  -- another processor, or an i386 build without SSE2 (Debian's baseline)
+  lu.assertNotNil(cpu.reason:find("not an x86 processor", 1, true) or cpu.reason:find("without SSE2", 1, true),
+                  cpu.reason)
   lu.assertStrContains(cpu.reason, cpu.arch)
 end
 

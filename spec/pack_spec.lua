@@ -8,6 +8,7 @@ local cases = require "pack_cases"
 local avxbuf = h.avxbuf
 
 local N = h.LIGHT and 300 or 2000
+local SIZE_T_BYTES = string.pack and #string.pack("T", 0) or 8   -- of the oracle in this process
 local GUARD = 16
 
 -- For each case: the bytes string.pack gives (or the error), and what
@@ -75,7 +76,10 @@ function TestPack.test_random_formats_against_string_pack()
       b:zero(1, c.index - 1)
       local r = { pcall(b.unpack, b, c.index, c.fmt) }
       local got_unpacked = r[1] and cases.serialise(select(2, h.unpack(r))) or "error"
-      if want.unpacked ~= "error" then
+      -- (string.unpack with a 32-bit size_t reads a length prefix of more
+      -- than 4 bytes into a size_t, dropping its high bytes; avxbuf reports
+      -- such a length as too long, so the two part ways there.)
+      if want.unpacked ~= "error" and not (SIZE_T_BYTES < 8 and (c.fmt:find("s[5-9]") or c.fmt:find("s1[0-6]"))) then
         -- string.unpack's values, then the next index (over data that ends
         -- at the packed bytes; the guard after them does not change it)
         lu.assertEquals(got_unpacked, want.unpacked, string.format("case %d: unpack %q", k, c.fmt))

@@ -49,7 +49,8 @@ size_t avxbuf_checksize(lua_State *L, int arg, lua_Integer n)
 /* string.sub's rules: negative from the end, then clipped to 1..len. */
 size_t avxbuf_sub_start(lua_Integer i, size_t len)
 {
-  if (i > 0) return (size_t)i;
+  /* beyond len + 1, any start past the end will do: (size_t)i may wrap */
+  if (i > 0) return (unsigned long long)i > (unsigned long long)len + 1 ? len + 2 : (size_t)i;
   if (i == 0 || i < -(lua_Integer)len) return 1;
   return len + (size_t)i + 1;
 }

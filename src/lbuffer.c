@@ -280,15 +280,18 @@ static inline int fast_optint(lua_State *L, int arg, int top, lua_Integer dflt, 
 
 /* The bytes from index i to the end of len bytes, or -1 when i is outside
  * 1..len + 1 (the checked tier then says so). */
+/* Compared as 64-bit numbers before any cast to size_t: on a 32-bit size_t,
+ * (size_t)2^62 is 0, and a copy of 2^62 bytes passed as an empty one. */
 static inline lua_Integer rest(lua_Integer i, size_t len)
 {
-  return i >= 1 && (size_t)(i - 1) <= len ? (lua_Integer)(len - (size_t)(i - 1)) : -1;
+  return i >= 1 && (unsigned long long)(i - 1) <= len ? (lua_Integer)(len - (size_t)(i - 1)) : -1;
 }
 
 /* [i, i + n) lies within len bytes (1-based i). */
 static inline int in_range(lua_Integer i, lua_Integer n, size_t len)
 {
-  return i >= 1 && n >= 0 && (size_t)(i - 1) <= len && (size_t)n <= len - (size_t)(i - 1);
+  return i >= 1 && n >= 0 && (unsigned long long)(i - 1) <= len
+         && (unsigned long long)n <= len - (size_t)(i - 1);
 }
 
 static int copy_checked(lua_State *L)

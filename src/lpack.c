@@ -222,8 +222,10 @@ static int l_unpack(lua_State *L)
       lua_pushlstring(L, (const char *)p, it.size);
       break;
     case PK_STRING: {
-      size_t slen = (size_t)get_int(L, p, h.little, it.size, 0, 3);
-      if (slen > len - pos - it.size) too_short(L, it.size + slen, pos, len);
+      unsigned long long prefix = (unsigned long long)get_int(L, p, h.little, it.size, 0, 3);
+      if (prefix > len - pos - it.size)   /* before the cast: size_t may be 32 bits */
+        too_short(L, prefix > SIZE_MAX - it.size ? SIZE_MAX : it.size + (size_t)prefix, pos, len);
+      size_t slen = (size_t)prefix;
       lua_pushlstring(L, (const char *)p + it.size, slen);
       pos += slen;
       break;

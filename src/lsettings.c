@@ -84,8 +84,11 @@ static int l_kernel(lua_State *L)
   lua_Integer n = luaL_checkinteger(L, 2);
   luaL_argcheck(L, n >= 0, 2, "size must not be negative");
   const avxbuf_plan *p = &STATE(L)->plan;
-  const avxbuf_kernel *k = op == 0 ? avxbuf_pick_copy(p, (size_t)n, OV_NONE)
-                         : op == 3 ? avxbuf_pick_find(p, (size_t)n) : avxbuf_pick_fill(p, (size_t)n);
+  /* On a 32-bit size_t, larger sizes are the largest one; below SIZE_MAX,
+   * the plan's "never" (an operation cannot be that large anyway). */
+  size_t size = (unsigned long long)n >= SIZE_MAX ? SIZE_MAX - 1 : (size_t)n;
+  const avxbuf_kernel *k = op == 0 ? avxbuf_pick_copy(p, size, OV_NONE)
+                         : op == 3 ? avxbuf_pick_find(p, size) : avxbuf_pick_fill(p, size);
   lua_pushstring(L, k->name);
   return 1;
 }
