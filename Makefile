@@ -132,31 +132,42 @@ sweep: deps
 	@$(MAKE) --no-print-directory all
 	$(LUA) bench/kernels.lua --json build/kernels.json --svg build/kernels.svg
 
+# Foreign targets build against Debian's Lua 5.4 for that architecture,
+# unpacked (not installed) by tools/deps.sh into build/lua-ARCH, and link
+# its static library into spec/runner.c, which exports the Lua API (-Wl,-E)
+# to the module it loads.
+foreign_lua = -Ibuild/lua-$(1)/usr/include/lua5.4 -Ibuild/lua-$(1)/usr/include/$(2)
+foreign_lib = build/lua-$(1)/usr/lib/$(2)/liblua5.4.a -Wl,-E -lm -ldl
+
 # Non-x86: cross-compiled for aarch64 (portable kernels: the C library) and
-# the suite run under qemu-aarch64 by a small interpreter linked against the
-# arm64 liblua5.4. Specs that start child processes are skipped there (the
-# children would be host binaries), and so are those needing perf_event_open,
-# which qemu-user does not emulate.
+# the suite run under qemu-aarch64. Specs that start child processes are
+# skipped there (the children would be host binaries), and so are those
+# needing perf_event_open, which qemu-user does not emulate.
 AARCH64_SYSROOT = /usr/aarch64-linux-gnu
 test-aarch64: deps
 	@tools/deps.sh aarch64
+	@tools/deps.sh lua-for arm64 build/lua-arm64
 	@$(MAKE) --no-print-directory native build/aarch64/capi.so BUILD=build/aarch64 CC=aarch64-linux-gnu-gcc \
-	  LUA_INC=-I/usr/include/lua5.4
-	aarch64-linux-gnu-gcc -O2 -I/usr/include/lua5.4 -o build/aarch64/runner spec/runner.c \
-	  -L/usr/lib/aarch64-linux-gnu -llua5.4 -lm -ldl
+	  LUA_INC="$(call foreign_lua,arm64,aarch64-linux-gnu)"
+	aarch64-linux-gnu-gcc -O2 $(call foreign_lua,arm64,aarch64-linux-gnu) -o build/aarch64/runner spec/runner.c \
+	  $(call foreign_lib,arm64,aarch64-linux-gnu)
 	AVXBUF_SPEC_DIR=build/aarch64 AVXBUF_SPEC_NO_CHILDREN=1 AVXBUF_SPEC_QEMU=1 \
 	  qemu-aarch64 -L $(AARCH64_SYSROOT) build/aarch64/runner spec/run.lua
 
-# 32-bit x86, run natively: the module and spec/runner.c built with -m32
-# against the i386 liblua5.4, twice: as Debian's i386 baseline builds it (no
-# SSE2: the C library's kernels) and with -msse2 (the x86 kernels). Child
-# processes would be the 64-bit interpreter, so those specs are skipped.
+# 32-bit x86, run natively (gcc-multilib brings the 32-bit C library): the
+# module and spec/runner.c built with -m32, twice: as Debian's i386 baseline
+# builds it (no SSE2: the C library's kernels) and with -msse2 (the x86
+# kernels). Child processes would be the 64-bit interpreter, so those specs
+# are skipped.
 test-i386: deps
 	@tools/deps.sh i386
+	@tools/deps.sh lua-for i386 build/lua-i386
 	@set -e; for f in build/i386 build/i386-sse2; do \
 	  flags="-m32"; [ $$f = build/i386-sse2 ] && flags="-m32 -msse2"; \
-	  $(MAKE) --no-print-directory native $$f/capi.so BUILD=$$f CC="gcc $$flags" LUA_INC=-I/usr/include/lua5.4; \
-	  gcc $$flags -O2 -I/usr/include/lua5.4 -o $$f/runner spec/runner.c -L/usr/lib/i386-linux-gnu -llua5.4 -lm -ldl; \
+	  $(MAKE) --no-print-directory native $$f/capi.so BUILD=$$f CC="gcc $$flags" \
+	    LUA_INC="$(call foreign_lua,i386,i386-linux-gnu)"; \
+	  gcc $$flags -O2 $(call foreign_lua,i386,i386-linux-gnu) -o $$f/runner spec/runner.c \
+	    $(call foreign_lib,i386,i386-linux-gnu); \
 	done
 	$(LUA) spec/run.lua build/i386@build/i386/runner build/i386-sse2@build/i386-sse2/runner
 
@@ -239,7 +250,7 @@ hardening: sanitize valgrind fuzz threads
 # rockspec and the tree at HEAD (git archive), zipped as LuaRocks packs it.
 # `make test-install` installs it with LuaRocks from a local rocks server
 # and nothing else -- no network -- for Lua 5.4 and for LuaJIT.
-VERSION = 1.0.0
+VERSION := $(shell sed -n 's/^#define AVXBUF_VERSION "\(.*\)"/\1/p' include/avxbuf.h)
 RELEASE_ROCKSPEC = avxbuf-$(VERSION)-1.rockspec
 SRC_ROCK = build/dist/avxbuf-$(VERSION)-1.src.rock
 
@@ -260,6 +271,7 @@ dist: deps
 	@echo "wrote $(SRC_ROCK)"
 
 INSTALL_CHECK = local a = require "avxbuf"; local b = a.new(); b:put("ok"); assert(b:tostring() == "ok"); \
+	assert(a.version == "$(VERSION)", a.version); \
 	assert(require("avxbuf.counters").clock() > 0); print(_VERSION .. ": installed avxbuf " .. a.version .. ", " .. a.cpu().reason)
 test-install: dist
 	@tools/deps.sh build luajit
@@ -268,6 +280,7 @@ test-install: dist
 	luarocks --lua-version 5.4 install avxbuf --only-server=$(CURDIR)/build/dist/server --tree build/dist/tree-5.4
 	LUA_PATH="build/dist/tree-5.4/share/lua/5.4/?.lua;;" LUA_CPATH="build/dist/tree-5.4/lib/lua/5.4/?.so" \
 	  lua5.4 -e '$(INSTALL_CHECK)'
+	test -f "$$(luarocks --lua-version 5.4 --tree build/dist/tree-5.4 show --rock-dir avxbuf)/include/avxbuf.h"
 	luarocks --lua-version 5.1 install avxbuf --only-server=$(CURDIR)/build/dist/server --tree build/dist/tree-5.1 \
 	  LUA_INCDIR=/usr/include/luajit-2.1
 	LUA_PATH="build/dist/tree-5.1/share/lua/5.1/?.lua;;" LUA_CPATH="build/dist/tree-5.1/lib/lua/5.1/?.so" \

@@ -30,6 +30,10 @@
 #include "lua.h"
 #include "lauxlib.h"
 
+/* The release (avxbuf.version in Lua); the Makefile and the release
+ * rockspec take it from here. */
+#define AVXBUF_VERSION "1.0.0"
+
 /* Raised whenever a field changes meaning or place; fields are only ever
  * appended otherwise (see avxbuf_api.size). */
 #ifndef AVXBUF_API_VERSION

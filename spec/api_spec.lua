@@ -110,3 +110,14 @@ end
 function TestBuffer.test_luajit_takes_the_ffi_path()
   lu.assertEquals(avxbuf.ffi, jit ~= nil, "avxbuf.ffi")
 end
+
+-- The version is the header's, which the Makefile and the release rockspec
+-- follow: a release rock must not call itself something else.
+function TestBuffer.test_version_is_the_release_rockspecs()
+  lu.assertStrMatches(avxbuf.version, "%d+%.%d+%.%d+")
+  local f = io.open("avxbuf-" .. avxbuf.version .. "-1.rockspec")
+  lu.assertNotNil(f, "avxbuf-" .. avxbuf.version .. "-1.rockspec")
+  local text = f:read("*a")
+  f:close()
+  lu.assertStrContains(text, 'version = "' .. avxbuf.version .. '-1"')
+end

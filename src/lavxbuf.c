@@ -115,7 +115,7 @@ __attribute__((visibility("default"))) int luaopen_avxbuf(lua_State *L)
 
   lua_pushboolean(L, avxbuf_machine_get()->emulated);
   lua_setfield(L, -2, "emulated");
-  lua_pushliteral(L, "scm");
+  lua_pushliteral(L, AVXBUF_VERSION);
   lua_setfield(L, -2, "version");
   avxbuf_luajit_install(L, m);
   return 1;
