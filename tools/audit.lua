@@ -6,8 +6,9 @@
 -- FILE: shared objects (or executables, or relocatable objects) to check.
 -- Which functions are kernels, and what each may execute, comes from
 -- avxbuf.kernels() of --kernels-from (default: the first FILE): kernel NAME's
--- code is in functions [avxbuf_]NAME_copy, NAME_fill and NAME_find, plus the
--- parts compilers split off them (NAME_copy.cold, NAME_copy.part.0, ...).
+-- code is in functions [avxbuf_]NAME_copy, NAME_fill and NAME_find (with
+-- NAME_find_vec), plus the parts compilers split off them (NAME_copy.cold,
+-- NAME_copy.part.0, ...).
 -- Rules:
 --   isa        a kernel uses no instruction beyond the features its isa lists
 --              (sse2 and erms: nothing beyond SSE2, no VEX; avx: no AVX2-only
@@ -208,9 +209,11 @@ local function load_module(path)
 end
 
 -- The function name (without a compiler's .suffix and an avxbuf_ prefix)
--- of kernel functions: "<kernel>_copy" / "<kernel>_fill".
+-- of kernel functions: "<kernel>_copy" / "<kernel>_fill" / "<kernel>_find";
+-- "<kernel>_find_vec", the vector half of a search, which hands the rest to
+-- the C library, belongs to its search.
 local function base_name(name)
-  return (name:gsub("%..*$", ""):gsub("^avxbuf_", ""))
+  return (name:gsub("%..*$", ""):gsub("^avxbuf_", ""):gsub("_find_vec$", "_find"))
 end
 
 ---------------------------------------------------------------------------

@@ -18,10 +18,12 @@
 #define _mm256_zeroupper() ((void)0)
 #define AVX512_TARGET
 #define AVX512_TARGET_256
+#define AVX2_TARGET
 #else
 #include <immintrin.h>
 #define AVX512_TARGET __attribute__((target("avx512f,avx512bw,avx512vl")))
 #define AVX512_TARGET_256 __attribute__((target("avx512f,avx512bw,avx512vl,tune=skylake-avx512")))
+#define AVX2_TARGET __attribute__((target("avx2")))
 #endif
 #define AVX512_ISA AVXBUF_ISA("avx512f", "avx512bw", "avx512vl")
 
@@ -31,6 +33,11 @@
 #define KNAME avx512_256
 #define KTARGET AVX512_TARGET_256
 #define KISA AVX512_ISA
+/* Search, in both families, is this 32-byte code with VEX encodings only:
+ * allowed EVEX compares, clang -O1 put their operands in ymm16-31, which
+ * vzeroupper does not clean (make audit), and a read-only scan gains little
+ * from 512-bit vectors once past L2. */
+#define KFIND_TARGET AVX2_TARGET
 #include "ymm.h"
 #include "vec_template.h"
 
@@ -47,5 +54,6 @@
 #define V_EQMASK(a, b) ((uint64_t)_mm512_cmpeq_epi8_mask(a, b))
 #define COPY_LE_VEC avx512_256_copy_le2v
 #define FILL_LE_VEC avx512_256_fill_le2v
+#define KFIND avx512_256_find
 #include "vec_template.h"
 #endif /* AVXBUF_X86 */

@@ -14,6 +14,10 @@
 #define V_STREAM(p, v) _mm_stream_si128((__m128i *)(void *)(p), v)
 #define V_SET1(c) _mm_set1_epi8((char)(c))
 #define V_EQMASK(a, b) ((uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)))
+#define V_EQ _mm_cmpeq_epi8
+#define V_AND _mm_and_si128
+#define V_OR _mm_or_si128
+#define V_MASK(v) ((uint64_t)(unsigned)_mm_movemask_epi8(v))
 #define COPY_LE_VEC copy_le16
 #define FILL_LE_VEC fill_le16
 #include "vec_template.h"
