@@ -194,7 +194,7 @@ static int l_unpack(lua_State *L)
     if (pos > len || it.padding + it.size > len - pos) too_short(L, it.padding + it.size, pos, len);
     const unsigned char *p = b->data + pos + it.padding;
     pos += it.padding;
-    luaL_checkstack(L, 2, "too many results");
+    if (n % 16 == 0) luaL_checkstack(L, 16 + 1, "too many results");   /* room for 16 more, and the index */
     n++;
     switch (it.kind) {
     case PK_INT: case PK_UINT:
