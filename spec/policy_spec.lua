@@ -3,7 +3,7 @@
 -- `xcr0` is what a current Linux enables of the states the dump's leaf 0xD
 -- reports (x87, SSE, AVX, opmask, ZMM_Hi256, Hi16_ZMM, PKRU: leaf 0xD EAX
 -- masked with 0x2E7).
--- The expected defaults restate the policy of README's table; they are not
+-- The expected defaults restate the policy of docs/policy.md's table; they are not
 -- read from the implementation.
 local lu = require "luaunit"
 local h = require "helpers"
