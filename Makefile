@@ -91,7 +91,7 @@ $(BUILD)/capi_future/capi.so: spec/capi_module.c include/avxbuf.h
 CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/obj/%.o)
 $(BUILD)/bench/csweep: bench/csweep.c $(CORE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra -Isrc -o $@ $^ -lpthread
+	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra -Isrc $(SAN) -o $@ $^ -lpthread
 
 # The do-nothing C function the call-cost table measures against.
 $(BUILD)/bench/noop.so: bench/noop.c
