@@ -195,7 +195,7 @@ valgrind: deps-hardening
 
 # libFuzzer harnesses (fuzz/), bounded in time, seeded from fuzz/corpus/.
 FUZZ_CC = clang
-FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc $(LUA_INC)
 FUZZ_SECONDS ?= 20
 FUZZERS = build/fuzz/kernels build/fuzz/kernels_emul build/fuzz/options build/fuzz/decide build/fuzz/pack
 
@@ -218,7 +218,7 @@ build/fuzz/decide: fuzz/fuzz_decide.c src/cpu.c src/policy.c $(HDR)
 # The whole module in a Lua 5.4 state (Lua itself uninstrumented).
 build/fuzz/pack: fuzz/fuzz_pack.c $(SRC) $(HDR)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Iinclude $(LUA_INC) -D_POSIX_C_SOURCE=200809L -o $@ fuzz/fuzz_pack.c $(SRC) \
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Iinclude -D_POSIX_C_SOURCE=200809L -o $@ fuzz/fuzz_pack.c $(SRC) \
 	  $(LUA_LIB) -lpthread -lm
 
 fuzz: deps-hardening $(FUZZERS)
