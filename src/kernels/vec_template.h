@@ -16,7 +16,7 @@
  *   n <= 2V   two overlapping vectors (or the narrower family's handler);
  *   n <= 4V   four, n <= 8V eight (copies load them all before any store,
  *             so overlap needs no special case);
- *   larger    a 4V-unrolled loop with aligned stores, forward, or backward
+ *   larger    a 4V-unrolled loop with aligned stores (8V for fills), forward, or backward
  *             when dst lies inside (src, src + n); head and tail vectors are
  *             loaded first and stored last, unaligned.
  *   _nt       the forward loop with streaming stores and an sfence, taken
