@@ -197,28 +197,89 @@ function TestPolicy.test_missing_fields_are_absent_features()
   lu.assertEquals(d.use_avx, 0, "a Cascade Lake signature without feature bits gets SSE2")
 end
 
--- The live machine: cpu() agrees with what the kernel reports.
-TestLiveCpu = {}
+-- A raw CPUID dump as `cpuid -r` (Debian's cpuid) prints it: leaf and subleaf
+-- -> {eax, ebx, ecx, edx}. The first CPU only.
+local function parse_dump(text)
+  local leaves = {}
+  for line in text:gmatch("[^\n]+") do
+    if line:match("^CPU %d+:") and next(leaves) then break end
+    local leaf, sub, a, b, c, d = line:match("(0x%x+) (0x%x+): eax=(0x%x+) ebx=(0x%x+) ecx=(0x%x+) edx=(0x%x+)")
+    if leaf then
+      leaves[tonumber(leaf) .. "." .. tonumber(sub)] = { tonumber(a), tonumber(b), tonumber(c), tonumber(d) }
+    end
+  end
+  return leaves
+end
 
-function TestLiveCpu.test_matches_proc_cpuinfo()
-  if h.EMULATED_CPUID then lu.skip("valgrind emulates CPUID") end
-  h.needs_x86()
-  local f = io.open("/proc/cpuinfo")
-  if not f then lu.skip("no /proc/cpuinfo") end
+local function le_bytes(x)
+  local t = {}
+  for i = 1, 4 do t[i] = string.char(x % 256); x = math.floor(x / 256) end
+  return table.concat(t)
+end
+
+-- What decide{} takes, read straight from the leaves (SDM vol. 2A, CPUID).
+local function dump_registers(leaves, xcr0)
+  local function reg(leaf, sub, i) local r = leaves[leaf .. "." .. sub]; return r and r[i] or 0 end
+  return {
+    vendor = le_bytes(reg(0, 0, 2)) .. le_bytes(reg(0, 0, 4)) .. le_bytes(reg(0, 0, 3)),
+    leaf1_eax = reg(1, 0, 1), leaf1_ecx = reg(1, 0, 3),
+    leaf7_ebx = reg(7, 0, 2), leaf7_ecx = reg(7, 0, 3), leaf7_edx = reg(7, 0, 4), leaf7_1_eax = reg(7, 1, 1),
+    xcr0 = xcr0,
+  }
+end
+
+-- The brand string of leaves 0x80000002-4, without the blanks around it.
+local function dump_brand(leaves)
+  local t = {}
+  for leaf = 0x80000002, 0x80000004 do
+    for i = 1, 4 do t[#t + 1] = le_bytes(leaves[leaf .. ".0"][i]) end
+  end
+  return (table.concat(t):gsub("%z.*$", ""):match("^%s*(.-)%s*$"))
+end
+
+local function read_file(path)
+  local f = assert(io.open(path, "rb"))
   local text = f:read("*a")
   f:close()
-  local cpu = avxbuf.cpu()
-  local flags = {}
-  for flag in text:match("\nflags%s*:%s*([^\n]*)"):gmatch("%S+") do flags[flag] = true end
-  for _, feature in ipairs { "avx", "avx2", "bmi2", "erms", "fsrm", "avx512f", "avx512dq", "avx512bw",
-                             "avx512vl", "avx512er", "avx_vnni", "hypervisor" } do
-    lu.assertEquals(cpu.features[feature], flags[feature] == true, feature)
+  return text
+end
+
+-- A recorded machine: the AMD Zen 5 ("Turin-like") VM this project's CI
+-- may run on (spec/data/zen5-vm-cpuid.txt, `cpuid -r` there, 2026-11-30).
+-- The kernel there calls it "AMD EPYC"; CPUID says otherwise.
+function TestPolicy.test_recorded_zen5_vm()
+  local leaves = parse_dump(read_file("spec/data/zen5-vm-cpuid.txt"))
+  -- XCR0: what its leaf 0xD EAX reports, as Linux enables it (0xE7).
+  local d = avxbuf.decide(dump_registers(leaves, 0xE7))
+  lu.assertEquals({ d.vendor, d.family, d.model, d.stepping }, { "AuthenticAMD", 0x1A, 0x02, 1 })
+  for _, f in ipairs { "avx", "avx2", "erms", "fsrm", "avx512f", "avx512dq", "avx512bw", "avx512vl",
+                       "avx512vbmi2", "hypervisor" } do
+    lu.assertTrue(d.features[f], f)
   end
-  lu.assertEquals(cpu.vendor, text:match("vendor_id%s*:%s*(%S+)"))
-  lu.assertEquals(cpu.family, tonumber(text:match("cpu family%s*:%s*(%d+)")))
-  lu.assertEquals(cpu.model, tonumber(text:match("\nmodel%s*:%s*(%d+)")))
-  lu.assertEquals(cpu.stepping, tonumber(text:match("stepping%s*:%s*(%d+)")))
-  lu.assertEquals(cpu.brand, text:match("model name%s*:%s*([^\n]-)%s*\n"))
+  lu.assertFalse(d.features.avx512er)
+  lu.assertEquals({ d.max_use_avx, d.use_avx, d.uarch, d.rule }, { 3, 3, "Zen 5", "no-licence-drop" })
+  lu.assertEquals(dump_brand(leaves), "Oxide Virtual Turin-like Processor")
+end
+
+-- The live machine: cpu() agrees with CPUID as an independent reader
+-- (Debian's cpuid) sees it. Not /proc/cpuinfo: kernels and hypervisors
+-- rewrite its model name and mask flags there.
+TestLiveCpu = {}
+
+function TestLiveCpu.test_matches_cpuid()
+  if h.EMULATED_CPUID then lu.skip("valgrind emulates CPUID") end
+  h.needs_x86()
+  h.needs_children()
+  local out, status = h.shell("cpuid -1 -r")
+  lu.assertEquals(status, 0, "Debian's cpuid (tools/deps.sh build installs it): " .. out)
+  local leaves = parse_dump(out)
+  local cpu = avxbuf.cpu()
+  local d = avxbuf.decide(dump_registers(leaves, cpu.xcr0))
+  for f in pairs(cpu.features) do lu.assertEquals(cpu.features[f], d.features[f], f) end
+  for _, k in ipairs { "vendor", "family", "model", "stepping", "max_use_avx", "use_avx", "uarch", "rule" } do
+    lu.assertEquals(cpu[k], d[k], k)
+  end
+  lu.assertEquals(cpu.brand, dump_brand(leaves))
   lu.assertEquals(cpu.default.use_avx, math.min(cpu.max_use_avx, cpu.default.use_avx))
   lu.assertStrContains(cpu.reason, cpu.uarch)
 end

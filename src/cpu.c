@@ -125,9 +125,14 @@ static void detect(avxbuf_cpu *cpu)
     for (unsigned i = 0; i < 3; i++)
       __cpuid(0x80000002 + i, r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]);
     memcpy(cpu->brand, r, 48);
+    /* Vendors pad the 48 bytes with blanks on either side (the Zen 5 VM's
+     * "Oxide Virtual Turin-like Processor" ends in 14 of them). */
     const char *p = cpu->brand;
     while (*p == ' ') p++;
-    memmove(cpu->brand, p, strlen(p) + 1);
+    size_t n = strlen(p);
+    while (n > 0 && p[n - 1] == ' ') n--;
+    memmove(cpu->brand, p, n);
+    cpu->brand[n] = '\0';
   }
   if (cpu->vendor_id == V_INTEL && max_leaf >= 4) {
     read_caches(4, cpu);

@@ -58,7 +58,7 @@ case $lua in
 esac
 
 case $group in
-  build) pkgs="$lua $lua_dev lua-unit libsimde-dev lua-argparse lua-cjson pkg-config gcc make binutils" ;;
+  build) pkgs="$lua $lua_dev lua-unit cpuid libsimde-dev lua-argparse lua-cjson pkg-config gcc make binutils" ;;
   hardening) pkgs="clang libclang-rt-14-dev valgrind" ;;
   audit) pkgs="clang binutils luarocks" ;;
   lint) pkgs="lua-check cppcheck" ;;
