@@ -14,7 +14,10 @@
  *   }
  *
  * The table belongs to the Lua state it came from (its settings are that
- * state's) and lives as long as the state. Data pointers stay valid until
+ * state's) and lives until lua_close finalizes avxbuf. Finalizers that
+ * lua_close runs after that one (those of objects made before avxbuf was
+ * required) get a Lua error from avxbuf_api_get: such a finalizer calls it
+ * (in lua_pcall) rather than keeping the pointer. Data pointers stay valid until
  * the buffer is resized, grown or freed, or until Lua code runs (a
  * finalizer may grow a buffer: any call that allocates may run one).
  *
@@ -85,11 +88,13 @@ static inline const avxbuf_api *avxbuf_api_get(lua_State *L)
   }
   {
     const avxbuf_api *const *holder = (const avxbuf_api *const *)lua_touserdata(L, -1);
-    api = holder ? *holder : NULL;
+    lua_pop(L, 1);
+    if (holder == NULL)
+      luaL_error(L, "avxbuf: require \"avxbuf\" left no C API in the registry");
+    api = *holder;
   }
-  lua_pop(L, 1);
   if (api == NULL)
-    luaL_error(L, "avxbuf: require \"avxbuf\" left no C API in the registry");
+    luaL_error(L, "avxbuf: the C API is gone: lua_close has finalized avxbuf");
   else if (api->version != AVXBUF_API_VERSION)
     luaL_error(L, "avxbuf: this module was built for avxbuf C API version %d, but the avxbuf loaded "
                   "provides version %d; rebuild the module against that avxbuf's avxbuf.h",

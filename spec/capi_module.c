@@ -6,9 +6,12 @@
  *   capi.append(buf, s)       -> buf, with string s appended (resize, then copy)
  *   capi.version()            -> the C API version avxbuf provides
  *   capi.light(a)             -> a light userdata holding address a (forgeries)
+ *   capi.close_probe()        -> an object whose finalizer asks for the C API
+ *                                and prints to stderr what it got (lua_close)
  * Built twice: as is, and with -DAVXBUF_API_VERSION=2, as a module made for
  * a future avxbuf would be. */
 #include <stdint.h>
+#include <stdio.h>
 #include "avxbuf.h"
 
 static int isbuffer(lua_State *L)
@@ -63,13 +66,40 @@ static int light(lua_State *L)
   return 1;
 }
 
+static int probe_get(lua_State *L)
+{
+  const avxbuf_api *api = avxbuf_api_get(L);
+  lua_pushinteger(L, api->version);
+  return 1;
+}
+
+static int probe_gc(lua_State *L)
+{
+  lua_pushcfunction(L, probe_get);
+  if (lua_pcall(L, 0, 1, 0) == 0)
+    fprintf(stderr, "close probe: C API version %d\n", (int)lua_tointeger(L, -1));
+  else
+    fprintf(stderr, "close probe: error: %s\n", lua_tostring(L, -1));
+  return 0;
+}
+
+static int close_probe(lua_State *L)
+{
+  lua_newuserdata(L, 1);
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, probe_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  return 1;
+}
+
 __attribute__((visibility("default"))) int luaopen_capi(lua_State *L)
 {
   static const luaL_Reg funcs[] = {
     { "isbuffer", isbuffer }, { "sum", sum }, { "new", new_filled }, { "append", append },
-    { "version", version }, { "light", light }, { NULL, NULL }
+    { "version", version }, { "light", light }, { "close_probe", close_probe }, { NULL, NULL }
   };
-  lua_createtable(L, 0, 6);
+  lua_createtable(L, 0, 7);
   for (const luaL_Reg *f = funcs; f->name; f++) {
     lua_pushcfunction(L, f->func);
     lua_setfield(L, -2, f->name);

@@ -138,16 +138,48 @@ TestHex = {}
 function TestHex.test_dump_like_hexdump_c()
   local b = avxbuf.from("hello, world\n" .. string.char(0, 1, 127, 128, 255) .. ("A"):rep(20))
   lu.assertEquals(b:hex(1, 16),
-    "00000000  68 65 6c 6c 6f 2c 20 77  6f 72 6c 64 0a 00 01 7f  |hello, world....|\n")
+    "00000000  68 65 6c 6c 6f 2c 20 77  6f 72 6c 64 0a 00 01 7f  |hello, world....|\n00000010\n")
   local lines = {}
   for line in b:hex():gmatch("[^\n]+") do lines[#lines + 1] = line end
-  lu.assertEquals(#lines, 3)
+  lu.assertEquals(#lines, 4)
   lu.assertEquals(lines[2], "00000010  80 ff 41 41 41 41 41 41  41 41 41 41 41 41 41 41  |..AAAAAAAAAAAAAA|")
-  -- as hexdump -C prints it
   lu.assertEquals(lines[3], "00000020  41 41 41 41 41 41                                 |AAAAAA|")
-  lu.assertEquals(b:hex(18, 19), "00000011  ff 41                                             |.A|\n")
+  lu.assertEquals(lines[4], "00000026")
+  lu.assertEquals(b:hex(18, 19), "00000011  ff 41                                             |.A|\n00000013\n")
   lu.assertEquals(b:hex(5, 4), "")
   lu.assertEquals(avxbuf.new():hex(), "")
+  -- a run of lines equal to the one before is one "*"; a short last line is never squeezed
+  local z = avxbuf.new(100)
+  lu.assertEquals(z:hex(), "00000000  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n"
+    .. "*\n00000060  00 00 00 00                                       |....|\n00000064\n")
+end
+
+-- Byte for byte what hexdump -C prints (hexdump -s for a range), on data
+-- with runs of equal lines at and away from the end.
+function TestHex.test_same_as_hexdump()
+  h.needs_children()
+  local _, status = h.shell("command -v hexdump")
+  if status ~= 0 then lu.skip("no hexdump here (Debian: bsdextrautils)") end
+  local path = os.tmpname()
+  local cases = {
+    h.pattern(1000, 3),
+    ("\0"):rep(64) .. "x",
+    h.pattern(16, 1):rep(5) .. h.pattern(7, 2),
+    h.pattern(16, 4):rep(3),
+    ("ab"):rep(8) .. ("ab"):rep(8) .. "abab" .. h.pattern(40, 5) .. ("\255"):rep(48),
+  }
+  for k, data in ipairs(cases) do
+    local f = assert(io.open(path, "wb"))
+    f:write(data)
+    f:close()
+    local b = avxbuf.from(data)
+    for _, range in ipairs { { 1, #data }, { 6, #data }, { 17, #data - 3 }, { 2, 2 } } do
+      local i, j = range[1], range[2]
+      local want = h.shell(string.format("hexdump -C -s %d -n %d %s", i - 1, j - i + 1, h.sh(path)))
+      lu.assertEquals(b:hex(i, j), want, string.format("case %d, bytes %d..%d", k, i, j))
+    end
+  end
+  os.remove(path)
 end
 
 function TestHex.test_ref_gives_the_data()

@@ -150,3 +150,45 @@ function TestPack.test_unpack_index_counts_from_the_end()
   lu.assertEquals({ b:unpack(-10, "B") }, { 1, 2 })
   lu.assertEquals({ b:unpack(5, "") }, { 5 })
 end
+
+-- Every integer size, signed and not, at both ends of its range (and -1,
+-- which I9..I16 take as 2^64 - 1, so no sign extension past 8 bytes), byte
+-- for byte against string.pack, and back with unpack.
+function TestPack.test_every_integer_size_at_both_ends()
+  -- 2^b - 1 exactly: integer shifts where Lua has them, else capped at
+  -- 2^53 (all a double holds exactly)
+  local ones = math.type and load("return function(b) return b >= 64 and -1 or (1 << b) - 1 end")()
+               or function(b) return b < 54 and 2 ^ b - 1 or 2 ^ 53 end
+  local list = {}
+  for size = 1, 16 do
+    local bits = math.min(size * 8, 64)
+    local smax = ones(bits - 1)
+    for _, v in ipairs { -smax - 1, smax, -1, 0, 1 } do list[#list + 1] = { "<i" .. size, v } end
+    for _, v in ipairs { 0, 1, bits < 64 and ones(bits) or h.MAXINT } do list[#list + 1] = { ">I" .. size, v } end
+    if size >= 8 then list[#list + 1] = { "<I" .. size, -1 } end
+  end
+  local want = {}
+  if string.pack then
+    for k, c in ipairs(list) do want[k] = cases.hex(string.pack(c[1], c[2])) end
+  else
+    h.needs_children()
+    local code = { "local cases = require 'pack_cases'" }
+    for _, c in ipairs(list) do
+      code[#code + 1] = string.format("print(cases.hex(string.pack(%q, %.0f)))", c[1], c[2])
+    end
+    local out, status = h.run_child({ LUA_PATH = "spec/?.lua;;" }, table.concat(code, "\n"), "lua5.4")
+    lu.assertEquals(status, 0, out)
+    for hex in out:gmatch("(%x+)\n") do want[#want + 1] = hex end
+  end
+  lu.assertEquals(#want, #list)
+  for k, c in ipairs(list) do
+    local b = avxbuf.new()
+    b:resize(16)
+    local n = b:pack(1, c[1], c[2])
+    local got = cases.hex(b:tostring(1, n - 1))
+    lu.assertEquals(got, want[k], c[1] .. " of " .. tostring(c[2]))
+    local ok, v = pcall(b.unpack, b, 1, c[1])
+    local fits = not (c[1]:find("I") and c[2] < 0 and #c[1] > 3 and tonumber(c[1]:sub(3)) > 8)
+    if fits then lu.assertEquals(ok and v, c[2], "unpack " .. c[1]) end
+  end
+end

@@ -26,6 +26,7 @@
 #undef luaL_setmetatable
 #define luaL_setmetatable(L, name) (luaL_getmetatable(L, name), lua_setmetatable(L, -2))
 #define luaL_setfuncs avxbuf_setfuncs
+#define lua_absindex(L, i) ((i) < 0 && (i) > LUA_REGISTRYINDEX ? lua_gettop(L) + (i) + 1 : (i))
 #define luaL_tolstring avxbuf_tolstring
 
 static inline void avxbuf_setfuncs(lua_State *L, const luaL_Reg *l, int nup)

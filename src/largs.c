@@ -3,6 +3,7 @@
  * failure is a "bad argument #k" naming the argument. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lavxbuf.h"
 
@@ -17,9 +18,24 @@ const char *avxbuf_pushf(lua_State *L, const char *fmt, ...)
   return lua_tostring(L, -1);
 }
 
+/* luaL_typeerror names a userdata by its metatable's __name, so one given
+ * the buffer metatable by hand (debug.setmetatable) would be "avxbuf.buffer
+ * expected, got avxbuf.buffer". */
+int avxbuf_argtype(lua_State *L, int arg, const char *expected)
+{
+  if (lua_type(L, arg) == LUA_TUSERDATA && luaL_getmetafield(L, arg, "__name")) {
+    int forged = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), BUFFER_NAME) == 0;
+    lua_pop(L, 1);
+    if (forged)
+      return luaL_argerror(L, arg, lua_pushfstring(L, "%s expected, got a userdata with the buffer "
+                                                      "metatable that is not a buffer", expected));
+  }
+  return luaL_typeerror(L, arg, expected);
+}
+
 int avxbuf_notbuffer(lua_State *L, int arg)
 {
-  return luaL_typeerror(L, arg, BUFFER_NAME);
+  return avxbuf_argtype(L, arg, BUFFER_NAME);
 }
 
 const unsigned char *avxbuf_checkbytes(lua_State *L, int arg, size_t *len, buffer **as_buffer)
@@ -28,7 +44,7 @@ const unsigned char *avxbuf_checkbytes(lua_State *L, int arg, size_t *len, buffe
   if (as_buffer) *as_buffer = b;
   if (b) { *len = b->len; return b->data; }
   if (lua_type(L, arg) != LUA_TSTRING)
-    luaL_typeerror(L, arg, "string or " BUFFER_NAME);
+    avxbuf_argtype(L, arg, "string or " BUFFER_NAME);
   return (const unsigned char *)lua_tolstring(L, arg, len);
 }
 

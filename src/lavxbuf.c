@@ -59,6 +59,10 @@ static int l_anchor_gc(lua_State *L)
 {
   anchor *a = testanchor(L, 1);
   if (a && a->module) {
+    /* The registry keeps the anchor until lua_close frees every object,
+     * after every finalizer: those that run later (objects made before
+     * require "avxbuf") find no table, not a freed one. */
+    a->api = NULL;
     avxbuf_module_unref(L, a->module);
     a->module = NULL;
   }

@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 #include "compat.h"
+#include "gcpoints.h"
 #include "dispatch.h"
 #include "../include/avxbuf.h"
 
@@ -55,12 +56,22 @@ void avxbuf_module_unref(lua_State *L, lmodule *m);
 
 /* The buffer userdata. Its data lives in a block from the Lua state's
  * allocator, so that growth can move it and free() can return it at once.
- * lua/avxbuf/ffi.lua mirrors the first three fields. */
+ * lua/avxbuf/ffi.lua mirrors the first five fields.
+ *
+ * The rule every function of the binding keeps: anything that can allocate
+ * Lua memory (a userdata, a string, a number turned into a string, a
+ * luaL_Buffer growing, avxbuf_pace) can run the collector, and so any
+ * finalizer, which can free, resize or append to any buffer. No data
+ * pointer or length read before such a call is used after it: read them
+ * again (the userdata itself stays put while it is on the stack). `gen`
+ * tells the FFI path, which cannot avoid allocating between its checks and
+ * its moves when interpreted, that this happened. */
 typedef struct buffer {
   uintptr_t cookie;      /* its own address plus &avxbuf_cookie_key */
   size_t len;
   unsigned char *data;   /* 64-byte aligned, never NULL */
   size_t cap;            /* bytes usable at data */
+  uint32_t gen;          /* changes whenever data, cap or len do */
   void *block;           /* what the allocator returned (NULL: nothing) */
   size_t block_size;
   lmodule *module;       /* whose settings copy, zero and fill use; NULL once collected */
@@ -88,7 +99,8 @@ static inline buffer *testbuffer(lua_State *L, int idx)
 }
 
 /* largs.c: argument checks, each raising "bad argument #arg" */
-int avxbuf_notbuffer(lua_State *L, int arg);   /* the type error */
+int avxbuf_argtype(lua_State *L, int arg, const char *expected);   /* the type error */
+int avxbuf_notbuffer(lua_State *L, int arg);   /* avxbuf_argtype(L, arg, BUFFER_NAME) */
 /* lua_pushfstring with the C library's formats (%lld on every Lua version). */
 const char *avxbuf_pushf(lua_State *L, const char *fmt, ...);
 /* A buffer or a Lua string (not a number: no silent coercion). */
@@ -137,6 +149,20 @@ static inline lmodule *buffer_module(lua_State *L, const buffer *b)
 {
   return b->module ? b->module : avxbuf_module(L);
 }
+
+static inline void buffer_setlen(buffer *b, size_t n)
+{
+  b->len = n;
+  b->gen++;
+}
+
+/* Pushes bytes [off, off + n) of b as a string and returns 1, or returns 0
+ * and pushes nothing when a finalizer run on the way has shortened b so
+ * that they are gone. The range must be checked just before the call. */
+int avxbuf_pushbytes(lua_State *L, buffer *b, size_t off, size_t n);
+/* Pushes a userdata of n bytes to build a result in before it becomes a
+ * string: made first, so that no buffer pointer is held while it is. */
+char *avxbuf_pushscratch(lua_State *L, size_t n);
 
 /* Pushes a new buffer of n zero bytes; mt is the metatable's absolute or
  * pseudo-index. */

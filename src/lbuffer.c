@@ -33,8 +33,26 @@ static inline void fill_bytes(lmodule *m, void *d, int c, size_t n)
  * whether it is, is stepped anyway). */
 #define PACE_BYTES (64 * 1024)
 
+#ifdef AVXBUF_GC_TORTURE
+static int collecting;
+
+void avxbuf_gcpoint(lua_State *L)
+{
+  if (collecting) return;
+#ifdef LUA_GCISRUNNING
+  if (!lua_gc(L, LUA_GCISRUNNING, 0)) return;   /* as the real one: stopped stays stopped */
+#endif
+  collecting = 1;
+  lua_gc(L, LUA_GCCOLLECT, 0);
+  collecting = 0;
+}
+#endif
+
 void avxbuf_pace(lua_State *L, lmodule *m)
 {
+#ifdef AVXBUF_GC_TORTURE
+  avxbuf_gcpoint(L);
+#endif
   if (m->unpaced < PACE_BYTES) return;
   size_t kb = m->unpaced >> 10;
   m->unpaced = 0;
@@ -58,7 +76,7 @@ static void release(lua_State *L, buffer *b)
   b->block_size = 0;
   b->data = EMPTY;
   b->cap = 0;
-  b->len = 0;
+  buffer_setlen(b, 0);
 }
 
 /* Room for need bytes (need <= MAX_LENGTH), keeping the first `keep`
@@ -86,6 +104,7 @@ void avxbuf_reserve(lua_State *L, lmodule *m, buffer *b, size_t need, size_t kee
   b->block_size = size;
   b->data = data;
   b->cap = cap;
+  b->gen++;
   m->unpaced += size;
 }
 
@@ -108,7 +127,32 @@ void avxbuf_resize(lua_State *L, lmodule *m, buffer *b, size_t n, int arg)
   luaL_argcheck(L, n <= MAX_LENGTH, arg, "size too large");
   avxbuf_reserve(L, m, b, n, b->len);
   if (n > b->len) fill_bytes(m, b->data + b->len, 0, n - b->len);
-  b->len = n;
+  buffer_setlen(b, n);
+}
+
+int avxbuf_pushbytes(lua_State *L, buffer *b, size_t off, size_t n)
+{
+#if LUA_VERSION_NUM >= 504
+  /* 5.4's lua_pushlstring copies the bytes before it may collect. */
+  lua_pushlstring(L, (const char *)b->data + off, n);
+#else
+  /* Older versions (and LuaJIT) may collect first: copy into a userdata,
+   * made before the bytes are looked at. */
+  char *copy = avxbuf_pushscratch(L, n);
+  if (off > b->len || n > b->len - off) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  memcpy(copy, b->data + off, n);
+  lua_pushlstring(L, copy, n);
+  lua_remove(L, -2);
+#endif
+  return 1;
+}
+
+char *avxbuf_pushscratch(lua_State *L, size_t n)
+{
+  return (char *)lua_newuserdatauv(L, n, 0);
 }
 
 /* ---- constructors, growth, release ----------------------------------------- */
@@ -142,7 +186,7 @@ static int l_from(lua_State *L)
   size_t n = avxbuf_sub_range(L, 2, 0, len, &start);
   avxbuf_reserve(L, m, b, n, b->len);
   copy_bytes(m, b->data, s + start, n);
-  b->len = n;
+  buffer_setlen(b, n);
   return 1;
 }
 
@@ -177,7 +221,7 @@ static int l_put(lua_State *L)
       p = (const unsigned char *)lua_tolstring(L, i, &len);
     } else {
       buffer *v = testbuffer(L, i);
-      if (v == NULL) return luaL_typeerror(L, i, "string or " BUFFER_NAME);
+      if (v == NULL) return avxbuf_argtype(L, i, "string or " BUFFER_NAME);
       p = v == b ? NULL : v->data;
       len = v->len;
     }
@@ -206,7 +250,7 @@ static int l_put(lua_State *L)
     avxbuf_copy(plan, d, p, len, OV_NONE);   /* pieces never overlap d */
     d += len;
   }
-  b->len = total;
+  buffer_setlen(b, total);
   lua_settop(L, 1);
   return 1;
 }
@@ -240,11 +284,14 @@ static int l_len(lua_State *L)
   return 1;
 }
 
+/* buf:tostring([i [, j]]): the range as it is once the string exists (a
+ * finalizer run on the way may have shortened the buffer). */
 static int l_tostring(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
-  size_t start, n = avxbuf_sub_range(L, 2, 0, b->len, &start);
-  lua_pushlstring(L, (const char *)b->data + start, n);
+  size_t start, n;
+  do n = avxbuf_sub_range(L, 2, 0, b->len, &start);
+  while (!avxbuf_pushbytes(L, b, start, n));
   return 1;
 }
 

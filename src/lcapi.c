@@ -24,7 +24,9 @@ static unsigned char *api_newbuffer(const avxbuf_api *api, lua_State *L, size_t 
 {
   lmodule *m = MODULE_OF(api);
   avxbuf_pace(L, m);
-  if (n > MAX_LENGTH) luaL_error(L, "avxbuf: a buffer of %d GiB or more is too large", (int)(n >> 30));
+  if (n > MAX_LENGTH)
+    luaL_error(L, "%s", avxbuf_pushf(L, "avxbuf: a buffer of %llu bytes is too large (at most %llu)",
+                                     (unsigned long long)n, (unsigned long long)MAX_LENGTH));
   luaL_getmetatable(L, BUFFER_NAME);
   buffer *b = avxbuf_pushbuffer(L, m, lua_gettop(L), n);
   lua_remove(L, -2);
@@ -34,6 +36,7 @@ static unsigned char *api_newbuffer(const avxbuf_api *api, lua_State *L, size_t 
 static unsigned char *api_resize(const avxbuf_api *api, lua_State *L, int idx, size_t n)
 {
   lmodule *m = MODULE_OF(api);
+  idx = lua_absindex(L, idx);   /* errors name the argument by its position */
   avxbuf_pace(L, m);   /* first: it may run finalizers, which may touch this buffer */
   buffer *b = checkbuffer(L, idx);
   avxbuf_resize(L, m, b, n, idx);

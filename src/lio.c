@@ -55,6 +55,7 @@ static int l_read(lua_State *L)
   buffer *b = checkbuffer(L, 1);
   FILE *f = checkfile(L, 2);
   lmodule *m = buffer_module(L, b);
+  avxbuf_pace(L, m);   /* first: a finalizer it runs may change b */
   size_t old = b->len, got = 0;
   size_t want = MAX_LENGTH - old;
   if (!lua_isnoneornil(L, 3)) {
@@ -63,7 +64,6 @@ static int l_read(lua_State *L)
     luaL_argcheck(L, (unsigned long long)n <= MAX_LENGTH - old, 3, "the buffer would be too large");
     want = (size_t)n;
   }
-  avxbuf_pace(L, m);
   while (got < want) {
     size_t chunk = want - got;
     size_t room = b->cap - old - got;
@@ -81,7 +81,7 @@ static int l_read(lua_State *L)
       break;   /* end of file */
     }
   }
-  b->len = old + got;
+  buffer_setlen(b, old + got);
   lua_pushinteger(L, (lua_Integer)got);
   return 1;
 }

@@ -62,7 +62,8 @@ static size_t pack_pass(lua_State *L, const char *fmt, int fmt_arg, int arg, uns
           luaL_argcheck(L, (unsigned long long)n < (1ull << (it.size * NB)), arg, "unsigned overflow");
         }
       }
-      if (out) put_int(out + total, (unsigned long long)n, h.little, it.size, n < 0);
+      /* Only signed formats extend the sign past 8 bytes (string.pack: I16 of -1 is ff x8 00 x8). */
+      if (out) put_int(out + total, (unsigned long long)n, h.little, it.size, it.kind == PK_INT && n < 0);
       total += it.size;
       arg++;
       break;
@@ -189,7 +190,8 @@ static int l_unpack(lua_State *L)
   avxbuf_pk_init(&h, fmt);
   while (next_item(L, &h, pos, &it, 3)) {
     /* A pushed string may run a finalizer, which may resize b: b->data and
-     * b->len are read afresh for every item. */
+     * b->len are read afresh for every item, and avxbuf_pushbytes reads
+     * them again after it allocates. */
     size_t len = b->len;
     if (pos > len || it.padding + it.size > len - pos) too_short(L, it.padding + it.size, pos, len);
     const unsigned char *p = b->data + pos + it.padding;
@@ -219,14 +221,14 @@ static int l_unpack(lua_State *L)
       break;
     }
     case PK_CHAR:
-      lua_pushlstring(L, (const char *)p, it.size);
+      if (!avxbuf_pushbytes(L, b, pos, it.size)) too_short(L, it.size, pos, b->len);
       break;
     case PK_STRING: {
       unsigned long long prefix = (unsigned long long)get_int(L, p, h.little, it.size, 0, 3);
       if (prefix > len - pos - it.size)   /* before the cast: size_t may be 32 bits */
         too_short(L, prefix > SIZE_MAX - it.size ? SIZE_MAX : it.size + (size_t)prefix, pos, len);
       size_t slen = (size_t)prefix;
-      lua_pushlstring(L, (const char *)p + it.size, slen);
+      if (!avxbuf_pushbytes(L, b, pos + it.size, slen)) too_short(L, it.size + slen, pos, b->len);
       pos += slen;
       break;
     }
@@ -234,7 +236,7 @@ static int l_unpack(lua_State *L)
       const unsigned char *z = memchr(p, 0, len - pos);
       if (z == NULL) luaL_argerror(L, 3, "unfinished string for format 'z'");
       size_t slen = (size_t)(z - p);
-      lua_pushlstring(L, (const char *)p, slen);
+      if (!avxbuf_pushbytes(L, b, pos, slen)) too_short(L, slen + 1, pos, b->len);
       pos += slen + 1;
       break;
     }

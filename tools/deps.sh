@@ -58,12 +58,12 @@ case $lua in
 esac
 
 case $group in
-  build) pkgs="$lua $lua_dev lua-unit cpuid libsimde-dev lua-argparse lua-cjson pkg-config gcc make binutils" ;;
+  build) pkgs="$lua $lua_dev lua-unit cpuid bsdextrautils libsimde-dev lua-argparse lua-cjson pkg-config gcc make binutils" ;;
   hardening) pkgs="clang libclang-rt-14-dev valgrind" ;;
   audit) pkgs="clang binutils luarocks" ;;
   lint) pkgs="lua-check cppcheck" ;;
   aarch64) pkgs="gcc-aarch64-linux-gnu qemu-user" ;;
-  i386) pkgs="gcc-multilib" ;;
+  i386) pkgs="gcc-multilib qemu-user" ;;
   dist) pkgs="git zip luarocks" ;;
   *) echo "tools/deps.sh: unknown group '$group'" >&2; exit 2 ;;
 esac

@@ -18,7 +18,7 @@ local ffi = require "ffi"
 -- avxbuf_plan); checked against avxbuf itself at load.
 if not pcall(ffi.typeof, "avxbuf_buffer") then
   ffi.cdef [[
-    typedef struct { uintptr_t cookie; int64_t len; unsigned char *data; int64_t cap; } avxbuf_buffer;
+    typedef struct { uintptr_t cookie; int64_t len; unsigned char *data; int64_t cap; uint32_t gen; } avxbuf_buffer;
     typedef void (*avxbuf_copy_fn)(void *dst, const void *src, size_t n);
     typedef void (*avxbuf_fill_fn)(void *dst, int byte, size_t n);
     typedef struct {
@@ -51,18 +51,22 @@ local getmetatable_raw = debug.getmetatable
 local OV_NONE, OV_FORWARD, OV_BACKWARD = 0, 1, 2
 local EXACT = 2 ^ 52   -- integers up to this convert to int64_t exactly, sums of three too
 
--- The C function, with the error it raises named as the caller sees it:
--- called from here it has no name, and for a method the argument numbers
--- shift by one (what luaL_argerror does for a method call).
-local function via_c(f, name, method, ...)
+-- The C function, with the error it raises as the caller would get it
+-- from the C function itself: called from here it has no name, and the
+-- numbers shift by one when the caller made a method call (as luaL_argerror
+-- does), and the message gets the caller's position. Called from the
+-- function the caller called (never as a tail call: levels count).
+local function via_c(f, name, ...)
   local r = { pcall(f, ...) }
   if r[1] then return unpack(r, 2) end
+  local how = debug.getinfo(2, "n")
+  local method = how and how.namewhat == "method"
   local err = tostring(r[2]):gsub("^bad argument #(%d+) to '[^']*' %((.*)%)$", function(k, what)
     k = tonumber(k) - (method and 1 or 0)
     if k == 0 then return string.format("calling '%s' on bad self (%s)", name, what) end
     return string.format("bad argument #%d to '%s' (%s)", k, name, what)
   end)
-  error(err, 0)   -- as the C function raises it: no position
+  error(err, 3)
 end
 
 local function whole(x) return type(x) == "number" and x % 1 == 0 end
@@ -75,15 +79,37 @@ local function whole(x) return type(x) == "number" and x % 1 == 0 end
 local function width(n)
   return n >= 32 and 32 or n >= 16 and 16 or n >= 8 and 8 or n >= 4 and 4 or n >= 2 and 2 or n
 end
-local function inline_copy(d, s, n)   -- disjoint or the same memory
-  local w = width(n)
-  fcopy(d, s, w)
-  if n > w then fcopy(d + (n - w), s + (n - w), w) end
+
+-- No pointer or length survives an allocation (src/lavxbuf.h): run by the
+-- interpreter, every cdata made here (a pointer, a boxed 64-bit length)
+-- can run the collector, and a finalizer can free, resize or append to any
+-- buffer. LuaJIT runs no finalizer on trace, but code runs interpreted
+-- before it is compiled and after a trace exits. So every operation reads
+-- the buffers' generation (a plain number: no allocation) first, makes
+-- every cdata it needs, then checks that the generations are unchanged
+-- right before its moves, with nothing that allocates in between; if not,
+-- it leaves the work to the C function. Compiled, a check is a load and a
+-- compare.
+local function unchanged(a, ga, b, gb)
+  return a.gen == ga and (not b or b.gen == gb)
 end
-local function inline_fill(d, byte, n)
+
+local function inline_copy(d, s, n, a, ga, b, gb)   -- disjoint or the same memory
   local w = width(n)
+  local k = n - w
+  local d2, s2 = d + k, s + k
+  if not unchanged(a, ga, b, gb) then return false end
+  fcopy(d, s, w)
+  if k > 0 then fcopy(d2, s2, w) end
+  return true
+end
+local function inline_fill(d, byte, n, a, ga)
+  local w = width(n)
+  local d2 = d + (n - w)
+  if not unchanged(a, ga) then return false end
   ffill(d, w, byte)
-  if n > w then ffill(d + (n - w), w, byte) end
+  if n > w then ffill(d2, w, byte) end
+  return true
 end
 
 return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
@@ -137,11 +163,20 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
   local function ffi_fills(n)
     return n <= plan.fill_inline_upto
   end
-  local function copy_bytes(d, s, n, ov)
-    if ffi_copies(n, ov) then inline_copy(d, s, n) else pick_copy(n, ov).copy(d, s, n) end
+  -- The moves, each after its unchanged() check; false when it failed.
+  local function copy_bytes(d, s, n, ov, a, ga, b, gb)
+    if ffi_copies(n, ov) then return inline_copy(d, s, n, a, ga, b, gb) end
+    local f = pick_copy(n, ov).copy
+    if not unchanged(a, ga, b, gb) then return false end
+    f(d, s, n)
+    return true
   end
-  local function fill_bytes(d, byte, n)
-    if ffi_fills(n) then inline_fill(d, byte, n) else pick_fill(n).fill(d, byte, n) end
+  local function fill_bytes(d, byte, n, a, ga)
+    if ffi_fills(n) then return inline_fill(d, byte, n, a, ga) end
+    local f = pick_fill(n).fill
+    if not unchanged(a, ga) then return false end
+    f(d, byte, n)
+    return true
   end
 
   -- Checked against the C module: the same kernel at every size (but for
@@ -167,12 +202,14 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
   local function fast_copy(dst, di, src, si, n)
     local d = as_buffer(dst)
     if not d or not whole(di) then return false end
-    local sptr, slen
+    local dgen = d.gen
+    local s, sgen, sptr, slen
     if type(src) == "string" then
       sptr, slen = cast(bytep, src), #src
     else
-      local s = as_buffer(src)
+      s = as_buffer(src)
       if not s then return false end
+      sgen = s.gen
       sptr, slen = s.data, s.len
     end
     if si == nil then si = 1 end
@@ -188,21 +225,20 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
     if rawequal(src, dst) and di ~= si and math.abs(di - si) < n then   -- == would call __eq
       ov = di > si and OV_BACKWARD or OV_FORWARD
     end
-    copy_bytes(d.data + (di - 1), sptr + (si - 1), n, ov)
-    return true
+    return copy_bytes(d.data + (di - 1), sptr + (si - 1), n, ov, d, dgen, s, sgen)
   end
 
   local function fast_fill(buf, byte, i, n)
     local b = as_buffer(buf)
     if not b or not whole(byte) or byte < 0 or byte > 255 then return false end
+    local g = b.gen
     if i == nil then i = 1 end
     if n == nil and whole(i) then n = tonumber(b.len) - i + 1 end
     if not (whole(i) and whole(n) and i >= 1 and n >= 0 and i <= EXACT and n <= EXACT
             and i + n - 1 <= b.len) then   -- as in fast_copy
       return false
     end
-    fill_bytes(b.data + (i - 1), byte, n)
-    return true
+    return fill_bytes(b.data + (i - 1), byte, n, b, g)
   end
 
   -- buf:put of up to 8 strings and buffers into the room the buffer has;
@@ -213,20 +249,26 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
     local p = as_buffer(v)
     return p and total + tonumber(p.len) or -1
   end
-  local function put_piece(b, data, at, v, old)   -- b's own bytes are the first `old`
-    local src, n
+  -- Piece v at offset at of b (whose generation was g, capacity cap and
+  -- length old then): the offset after it, or -1 when something changed.
+  local function put_piece(b, g, cap, at, v, old)
+    if at < 0 then return -1 end
+    local src, n, p, pg
     if type(v) == "string" then
       src, n = cast(bytep, v), #v
     else
-      local p = cast(bufp, v)
-      src, n = p.data, p == b and old or tonumber(p.len)
+      p = cast(bufp, v)
+      pg = p.gen
+      if p == b then src, n, p = b.data, old, nil else src, n = p.data, tonumber(p.len) end
     end
-    copy_bytes(data + at, src, n, OV_NONE)
+    if at + n > cap then return -1 end   -- only when a piece grew since it was counted
+    if not copy_bytes(b.data + at, src, n, OV_NONE, b, g, p, pg) then return -1 end
     return at + n
   end
   local function fast_put(buf, n, v1, v2, v3, v4, v5, v6, v7, v8)
     local b = as_buffer(buf)
     if not b or n > 8 then return false end
+    local g = b.gen
     local old = tonumber(b.len)
     local total = old
     if n >= 1 then total = add(total, v1) end
@@ -237,17 +279,21 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
     if n >= 6 then total = add(total, v6) end
     if n >= 7 then total = add(total, v7) end
     if n >= 8 then total = add(total, v8) end
-    if total < 0 or total > tonumber(b.cap) then return false end
-    local at, data = old, b.data
-    if n >= 1 then at = put_piece(b, data, at, v1, old) end
-    if n >= 2 then at = put_piece(b, data, at, v2, old) end
-    if n >= 3 then at = put_piece(b, data, at, v3, old) end
-    if n >= 4 then at = put_piece(b, data, at, v4, old) end
-    if n >= 5 then at = put_piece(b, data, at, v5, old) end
-    if n >= 6 then at = put_piece(b, data, at, v6, old) end
-    if n >= 7 then at = put_piece(b, data, at, v7, old) end
-    if n >= 8 then put_piece(b, data, at, v8, old) end
+    local cap = tonumber(b.cap)
+    if total < 0 or total > cap then return false end
+    -- Bytes past the length are nobody's: an interrupted put leaves no trace.
+    local at = old
+    if n >= 1 then at = put_piece(b, g, cap, at, v1, old) end
+    if n >= 2 then at = put_piece(b, g, cap, at, v2, old) end
+    if n >= 3 then at = put_piece(b, g, cap, at, v3, old) end
+    if n >= 4 then at = put_piece(b, g, cap, at, v4, old) end
+    if n >= 5 then at = put_piece(b, g, cap, at, v5, old) end
+    if n >= 6 then at = put_piece(b, g, cap, at, v6, old) end
+    if n >= 7 then at = put_piece(b, g, cap, at, v7, old) end
+    if n >= 8 then at = put_piece(b, g, cap, at, v8, old) end
+    if at ~= total or b.gen ~= g then return false end
     b.len = total
+    b.gen = g + 1
     return true
   end
 
@@ -257,37 +303,36 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
   -- ~5 ns per put that way).
   local function fast_resize(buf, n)
     local b = as_buffer(buf)
-    if not b or not whole(n) or n < 0 or n > tonumber(b.cap) then return false end
+    if not b or not whole(n) or n < 0 then return false end
+    local g = b.gen
+    if n > tonumber(b.cap) then return false end
     local len = tonumber(b.len)
-    if n > len then fill_bytes(b.data + len, 0, n - len) end
+    if n > len then
+      if not fill_bytes(b.data + len, 0, n - len, b, g) then return false end
+    elseif b.gen ~= g then
+      return false
+    end
     b.len = n
+    b.gen = g + 1
     return true
   end
 
+  -- Module functions and methods alike (as in C: buf:copy == avxbuf.copy).
   local function copy(dst, di, src, si, n)
-    if not fast_copy(dst, di, src, si, n) then via_c(c_copy, "copy", false, dst, di, src, si, n) end
+    if not fast_copy(dst, di, src, si, n) then via_c(c_copy, "copy", dst, di, src, si, n) end
   end
   local function zero(buf, i, n)
-    if not fast_fill(buf, 0, i, n) then via_c(c_zero, "zero", false, buf, i, n) end
+    if not fast_fill(buf, 0, i, n) then via_c(c_zero, "zero", buf, i, n) end
   end
   local function fill(buf, byte, i, n)
-    if not fast_fill(buf, byte, i, n) then via_c(c_fill, "fill", false, buf, byte, i, n) end
+    if not fast_fill(buf, byte, i, n) then via_c(c_fill, "fill", buf, byte, i, n) end
   end
   avxbuf.copy, avxbuf.zero, avxbuf.fill = copy, zero, fill
-
-  -- Methods: buf:copy(...) and friends, with method-call error numbering.
-  methods.copy = function(dst, di, src, si, n)
-    if not fast_copy(dst, di, src, si, n) then via_c(c_copy, "copy", true, dst, di, src, si, n) end
-  end
-  methods.zero = function(buf, i, n)
-    if not fast_fill(buf, 0, i, n) then via_c(c_zero, "zero", true, buf, i, n) end
-  end
-  methods.fill = function(buf, byte, i, n)
-    if not fast_fill(buf, byte, i, n) then via_c(c_fill, "fill", true, buf, byte, i, n) end
-  end
+  methods.copy, methods.zero, methods.fill = copy, zero, fill
   methods.resize = function(buf, n)
     if fast_resize(buf, n) then return buf end
-    return via_c(c_resize, "resize", true, buf, n)
+    local r = via_c(c_resize, "resize", buf, n)
+    return r
   end
   methods.put = function(buf, ...)
     local n = select("#", ...)
@@ -295,7 +340,8 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
       local v1, v2, v3, v4, v5, v6, v7, v8 = ...
       if fast_put(buf, n, v1, v2, v3, v4, v5, v6, v7, v8) then return buf end
     end
-    return via_c(c_put, "put", true, buf, ...)
+    local r = via_c(c_put, "put", buf, ...)
+    return r
   end
 
   -- The kernel names, with the moves done here.
@@ -304,7 +350,8 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
                                 or ((op == "zero" or op == "fill") and ffi_fills(n))) then
       return "ffi"
     end
-    return via_c(c_kernel, "kernel", false, op, n)
+    local r = via_c(c_kernel, "kernel", op, n)
+    return r
   end
   avxbuf.kernels = function()
     local list = c_kernels()

@@ -1,0 +1,266 @@
+-- The collector inside a call: anything that allocates can run a finalizer,
+-- and a finalizer can free, resize or append to any buffer. Each test arms
+-- finalizers that do that to the buffer under test, sets the collector so
+-- that an allocation can finish a cycle, and checks that the result is what
+-- the operation gives on the buffer as the finalizer left it: no stale
+-- pointer, no stale length. In the torture build (make test-gc) every point
+-- of the binding where the collector may run runs a full collection, under
+-- ASan; on LuaJIT each test runs with the JIT off and on.
+local lu = require "luaunit"
+local h = require "helpers"
+local avxbuf = h.avxbuf
+
+-- A finalizer that runs f once, at the (delay + 1)th collection from now
+-- (each collection that finds it makes the next one), while its handle is
+-- live; handle.ran says whether it has. Setting handle.live = false
+-- allocates nothing: a test ends the window with it. With every
+-- allocation (or, in the torture build, every point) a collection, delays
+-- 0, 1, 2, ... fire it at each point of an operation in turn. (Lua 5.1 and
+-- LuaJIT finalize userdata only: newproxy makes one.)
+local function arm(f, delay)
+  local handle = { live = true, ran = false }
+  local function make(k)
+    local function gc()
+      if not handle.live then return end
+      if k > 0 then make(k - 1) else handle.ran = true; f() end
+    end
+    if newproxy then
+      getmetatable(newproxy(true)).__gc = gc
+    else
+      setmetatable({}, { __gc = gc })
+    end
+  end
+  make(delay or 0)
+  return handle
+end
+
+local DELAYS = h.LIGHT and 6 or 24
+
+-- Collect after every allocation, as far as each Lua lets a program ask.
+local function aggressive(body)
+  if _VERSION == "Lua 5.4" then
+    collectgarbage("incremental", 1, 1000)
+    local ok, err = pcall(body)
+    collectgarbage("incremental", 200, 100, 13)
+    if not ok then error(err, 0) end
+  else
+    -- pause 0: every allocation steps; step multiplier 0: a step is a
+    -- whole cycle, finalizers included (lgc.c / lj_gc.c)
+    local pause, stepmul = collectgarbage("setpause", 0), collectgarbage("setstepmul", 0)
+    local ok, err = pcall(body)
+    collectgarbage("setpause", pause)
+    collectgarbage("setstepmul", stepmul)
+    if not ok then error(err, 0) end
+  end
+end
+
+-- On LuaJIT the FFI path runs interpreted and compiled: both.
+local function each_mode(body)
+  if jit then
+    jit.off()
+    local ok, err = pcall(aggressive, body)
+    jit.on()
+    if not ok then error(err, 0) end
+  end
+  aggressive(body)
+end
+
+local function settle()
+  collectgarbage()
+  collectgarbage()
+end
+
+TestCollectorInCalls = {}
+
+-- b:read took the length, then let the collector run: a finalizer that
+-- freed the buffer and appended a byte had the 5000 bytes written past it.
+function TestCollectorInCalls.test_read_after_a_finalizer_frees_and_appends()
+  h.needs_children()   -- a file on the host
+  local path = os.tmpname()
+  local data = h.pattern(100000, 7)
+  local f = assert(io.open(path, "wb"))
+  f:write(data)
+  f:close()
+  each_mode(function()
+    for delay = 0, DELAYS do
+      local b = avxbuf.new(1000)
+      local file = assert(io.open(path, "rb"))
+      avxbuf.new(2 ^ 20)   -- a megabyte for the collector to be told about
+      local fin = arm(function() b:free(); b:put("x") end, delay)
+      local got = b:read(file, 5000)
+      fin.live = false
+      file:close()
+      lu.assertEquals(got, 5000)
+      if fin.ran then
+        h.assert_bytes(b:tostring(), "x" .. data:sub(1, 5000), "read after the finalizer")
+      else
+        h.assert_bytes(b:tostring(), ("\0"):rep(1000) .. data:sub(1, 5000), "read")
+      end
+      settle()
+    end
+  end)
+  os.remove(path)
+end
+
+-- Results built in Lua memory (hex, .., tostring, unpack) are made before
+-- the bytes are read: the bytes as the finalizer left them.
+function TestCollectorInCalls.test_results_made_while_a_finalizer_frees()
+  local data = h.pattern(20000, 3)
+  local cases = {
+    hex = function(b) return b:hex() end,
+    concat = function(b) return b .. 1.5 end,
+    concat_left = function(b) return 2 .. b end,
+    tostring = function(b) return b:tostring() end,
+    tostring_range = function(b) return b:tostring(1, 5000) end,
+    metamethod = function(b) return tostring(b) end,
+    unpack = function(b) return (b:unpack(1, "c4000")) end,
+  }
+  each_mode(function()
+    for name, op in pairs(cases) do
+      for k = 0, 3 * DELAYS + 2 do
+        local action, delay = ({ "free", "shrink", "grow" })[k % 3 + 1], math.floor(k / 3)
+        local b = avxbuf.from(data)
+        local before = op(b)
+        local fin = arm(function()
+          if action == "free" then b:free()
+          elseif action == "shrink" then b:resize(10)
+          else b:put(data) end
+        end, delay)
+        local ok, got = pcall(op, b)
+        fin.live = false
+        if fin.ran then
+          -- the bytes as the finalizer left them, or (it ran once they
+          -- were read) as they were
+          local ok2, want = pcall(op, b)
+          if not (ok and got == before) then
+            lu.assertEquals(ok, ok2, name .. " after " .. action)
+            if ok then h.assert_bytes(got, want, name .. " after " .. action) end
+          end
+        else
+          lu.assertTrue(ok, name)
+          h.assert_bytes(got, before, name)
+        end
+      end
+    end
+  end)
+end
+
+-- The FFI path (LuaJIT) checked lengths, made cdata, then used the data
+-- pointer: a finalizer run by that cdata freed the buffer under it. The C
+-- functions are checked the same way.
+function TestCollectorInCalls.test_moves_while_a_finalizer_frees()
+  local piece = h.pattern(800, 9)
+  local big = h.pattern(2 ^ 20, 5)
+  -- the operation, and what it leaves in a buffer that held `had`
+  local cases = {
+    fill = { function(b) b:fill(7) end, function(had) return ("\7"):rep(#had) end },
+    zero = { function(b) avxbuf.zero(b) end, function(had) return ("\0"):rep(#had) end },
+    copy = { function(b) avxbuf.copy(b, 1, big) end, function(had) return #had == 0 and "" or big end },
+    small_copy = { function(b) b:copy(1, piece, 1, 40) end,
+                   function(had) return #had == 0 and "" or piece:sub(1, 40) .. had:sub(41) end },
+    put = { function(b) b:put(piece) end, function(had) return had .. piece end },
+    put_many = { function(b) b:put("a", piece, "b") end, function(had) return had .. "a" .. piece .. "b" end },
+    resize = { function(b) b:resize(5000) end, function(had) return (had .. ("\0"):rep(5000)):sub(1, 5000) end },
+  }
+  each_mode(function()
+    for name, case in pairs(cases) do
+      for delay = 0, DELAYS do
+        local b = avxbuf.from(big)
+        b:resize(0)
+        b:resize(2 ^ 20)   -- capacity kept: put and resize stay in place
+        avxbuf.copy(b, 1, big)
+        local fin = arm(function() b:free() end, delay)
+        local ok = pcall(case[1], b)
+        fin.live = false
+        local len, text = #b, b:tostring()
+        lu.assertEquals(#text, len, name)
+        if fin.ran then
+          -- freed, then the operation on the empty buffer (copy of a
+          -- megabyte into it fails), or freed after it
+          if len > 0 then h.assert_bytes(text, case[2](""), name .. " after the finalizer") end
+        else
+          lu.assertTrue(ok, name)
+          h.assert_bytes(text, case[2](big), name)
+        end
+        settle()
+      end
+    end
+  end)
+end
+
+-- Random operations on a few buffers while finalizers keep re-arming to
+-- free, resize and append to them; after each, every buffer agrees with
+-- itself (length, contents, a copy of it).
+function TestCollectorInCalls.test_random_operations_under_finalizers()
+  local rounds = h.LIGHT and 150 or 600
+  local seed = 12345
+  local function rand(n)
+    seed = (seed * 1103515245 + 12345) % 2147483648
+    return seed % n
+  end
+  local pool = {}
+  for i = 1, 4 do pool[i] = avxbuf.from(h.pattern(100 * i, i)) end
+  local stop, quiet = false, false   -- no more finalizers; none acting (while checking)
+  local function rearm()
+    if stop then return end
+    arm(function()
+      if not quiet then
+        local b = pool[rand(#pool) + 1]
+        local k = rand(3)
+        if k == 0 then b:free() elseif k == 1 then b:resize(rand(3000)) else b:put(h.pattern(rand(300), 2)) end
+      end
+      rearm()
+    end)
+  end
+  -- Ranges are chosen before the call, and finalizers may shrink the buffer
+  -- inside it: an operation may then fail, with an argument error.
+  local ops = {
+    function(b, c) avxbuf.copy(b, rand(#b + 1) + 1, c) end,
+    function(b, c) if #c > 0 then avxbuf.copy(b, 1, c, 1, rand(#c) + 1) end end,
+    function(b) b:fill(rand(256), 1, rand(#b + 1)) end,
+    function(b) b:put(h.pattern(rand(200), 4)) end,
+    function(b, c) b:put(c, "x", c) end,
+    function(b) b:resize(rand(5000)) end,
+    function(b) return b:tostring(rand(100) + 1) end,
+    function(b) return b:hex(1, rand(200)) end,
+    function(b, c) return b .. c end,
+    function(b) return b .. rand(1000) + 0.5 end,
+    function(b) if #b >= 8 then return b:unpack(1, "<i4 c2") end end,
+    function(b) return b:find("x") end,
+    function(b) return avxbuf.from(b, 2) end,
+  }
+  each_mode(function()
+    stop = false
+    rearm()
+    for _ = 1, rounds do
+      local b, c = pool[rand(#pool) + 1], pool[rand(#pool) + 1]
+      local ok, err = pcall(ops[rand(#ops) + 1], b, c)
+      quiet = true
+      if not ok then lu.assertStrContains(tostring(err), "bad argument") end
+      for _, x in ipairs(pool) do
+        local text = x:tostring()
+        lu.assertEquals(#text, #x)
+        h.assert_bytes(avxbuf.from(x):tostring(), text, "a copy")
+      end
+      quiet = false
+    end
+    stop = true
+    settle()
+  end)
+end
+
+-- The C API table at lua_close: a C object made before require "avxbuf" is
+-- finalized after the module, and its finalizer asks for the table.
+function TestCollectorInCalls.test_c_api_after_the_module_is_finalized()
+  h.needs_children()
+  local ok = pcall(require, "capi")
+  if not ok then lu.skip("the C API test module is not built here") end
+  local out, status = h.run_child({}, [[
+    local capi = require "capi"
+    probe = capi.close_probe()   -- finalized after avxbuf's anchor
+    local avxbuf = require "avxbuf"
+    local b = capi.new(10, 1)
+  ]])
+  lu.assertEquals(status, 0, out)
+  lu.assertStrContains(out, "close probe: error: avxbuf: the C API is gone")
+end

@@ -1,0 +1,120 @@
+/* The collector-torture build (-DAVXBUF_GC_TORTURE, `make test-gc`): each
+ * Lua API call of the binding that can allocate, and so run the collector
+ * and any finalizer, runs a full collection where the real collector could
+ * run: before the call reads its pointer argument where the API collects
+ * first (lua_pushlstring and lua_newuserdata on Lua 5.1-5.3 and LuaJIT,
+ * luaL_addlstring everywhere), after the call elsewhere, and only when the
+ * call really allocates (lua_tolstring of a number, not of a string). With
+ * finalizers armed to free, resize and append to the buffers under test,
+ * a pointer or length kept across such a call shows under ASan. Nothing
+ * here in any other build. */
+#ifndef AVXBUF_GCPOINTS_H
+#define AVXBUF_GCPOINTS_H
+
+#ifdef AVXBUF_GC_TORTURE
+#include "compat.h"
+
+/* A full collection, unless one is running already (a finalizer it runs
+ * reaches more points). Defined in lbuffer.c. */
+void avxbuf_gcpoint(lua_State *L);
+
+#if LUA_VERSION_NUM >= 504
+#define GC_COLLECTS_FIRST 0
+#else
+#define GC_COLLECTS_FIRST 1
+#endif
+
+static inline void gcpoint_before(lua_State *L) { if (GC_COLLECTS_FIRST) avxbuf_gcpoint(L); }
+static inline void gcpoint_after(lua_State *L) { if (!GC_COLLECTS_FIRST) avxbuf_gcpoint(L); }
+
+static inline void gcpoint_if_number(lua_State *L, int idx)
+{
+  if (lua_type(L, idx) == LUA_TNUMBER) avxbuf_gcpoint(L);
+}
+
+static inline void torture_pushlstring(lua_State *L, const char *s, size_t n)
+{
+  gcpoint_before(L);
+  (lua_pushlstring)(L, s, n);
+  gcpoint_after(L);
+}
+#undef lua_pushlstring
+#define lua_pushlstring torture_pushlstring
+
+static inline void torture_pushstring(lua_State *L, const char *s)
+{
+  gcpoint_before(L);
+  (lua_pushstring)(L, s);
+  gcpoint_after(L);
+}
+#undef lua_pushstring
+#define lua_pushstring torture_pushstring
+
+#if LUA_VERSION_NUM >= 504
+static inline void *torture_newuserdatauv(lua_State *L, size_t size, int nuv)
+{
+  void *p = (lua_newuserdatauv)(L, size, nuv);
+  avxbuf_gcpoint(L);
+  return p;
+}
+#undef lua_newuserdatauv
+#define lua_newuserdatauv torture_newuserdatauv
+#else
+static inline void *torture_newuserdata(lua_State *L, size_t size)
+{
+  avxbuf_gcpoint(L);
+  return (lua_newuserdata)(L, size);
+}
+#undef lua_newuserdata
+#define lua_newuserdata torture_newuserdata
+#endif
+
+static inline const char *torture_tolstring(lua_State *L, int idx, size_t *len)
+{
+  int number = lua_type(L, idx) == LUA_TNUMBER;
+  const char *s = (lua_tolstring)(L, idx, len);
+  if (number) avxbuf_gcpoint(L);
+  return s;
+}
+#undef lua_tolstring
+#define lua_tolstring torture_tolstring
+
+static inline const char *torture_checklstring(lua_State *L, int arg, size_t *len)
+{
+  int number = lua_type(L, arg) == LUA_TNUMBER;
+  const char *s = (luaL_checklstring)(L, arg, len);
+  if (number) avxbuf_gcpoint(L);
+  return s;
+}
+#undef luaL_checklstring
+#define luaL_checklstring torture_checklstring
+
+static inline void torture_addlstring(luaL_Buffer *B, const char *s, size_t n)
+{
+  avxbuf_gcpoint(B->L);
+  (luaL_addlstring)(B, s, n);
+}
+#undef luaL_addlstring
+#define luaL_addlstring torture_addlstring
+
+static inline void torture_pushresult(luaL_Buffer *B)
+{
+  lua_State *L = B->L;
+  (luaL_pushresult)(B);
+  avxbuf_gcpoint(L);
+}
+#undef luaL_pushresult
+#define luaL_pushresult torture_pushresult
+
+static inline void torture_createtable(lua_State *L, int narr, int nrec)
+{
+  (lua_createtable)(L, narr, nrec);
+  avxbuf_gcpoint(L);
+}
+#undef lua_createtable
+#define lua_createtable torture_createtable
+
+#define lua_pushfstring(L, ...) (avxbuf_gcpoint(L), (lua_pushfstring)(L, __VA_ARGS__))
+#endif
+
+#endif
