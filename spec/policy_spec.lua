@@ -197,44 +197,20 @@ function TestPolicy.test_missing_fields_are_absent_features()
   lu.assertEquals(d.use_avx, 0, "a Cascade Lake signature without feature bits gets SSE2")
 end
 
--- A raw CPUID dump as `cpuid -r` (Debian's cpuid) prints it: leaf and subleaf
--- -> {eax, ebx, ecx, edx}. The first CPU only.
+-- A raw CPUID dump as `cpuid -r` (Debian's cpuid) prints it, as decide{}
+-- takes it: leaves[leaf][subleaf] = {eax, ebx, ecx, edx}. The first CPU only.
 local function parse_dump(text)
   local leaves = {}
   for line in text:gmatch("[^\n]+") do
     if line:match("^CPU %d+:") and next(leaves) then break end
     local leaf, sub, a, b, c, d = line:match("(0x%x+) (0x%x+): eax=(0x%x+) ebx=(0x%x+) ecx=(0x%x+) edx=(0x%x+)")
     if leaf then
-      leaves[tonumber(leaf) .. "." .. tonumber(sub)] = { tonumber(a), tonumber(b), tonumber(c), tonumber(d) }
+      leaf, sub = tonumber(leaf), tonumber(sub)
+      leaves[leaf] = leaves[leaf] or {}
+      leaves[leaf][sub] = { tonumber(a), tonumber(b), tonumber(c), tonumber(d) }
     end
   end
   return leaves
-end
-
-local function le_bytes(x)
-  local t = {}
-  for i = 1, 4 do t[i] = string.char(x % 256); x = math.floor(x / 256) end
-  return table.concat(t)
-end
-
--- What decide{} takes, read straight from the leaves (SDM vol. 2A, CPUID).
-local function dump_registers(leaves, xcr0)
-  local function reg(leaf, sub, i) local r = leaves[leaf .. "." .. sub]; return r and r[i] or 0 end
-  return {
-    vendor = le_bytes(reg(0, 0, 2)) .. le_bytes(reg(0, 0, 4)) .. le_bytes(reg(0, 0, 3)),
-    leaf1_eax = reg(1, 0, 1), leaf1_ecx = reg(1, 0, 3),
-    leaf7_ebx = reg(7, 0, 2), leaf7_ecx = reg(7, 0, 3), leaf7_edx = reg(7, 0, 4), leaf7_1_eax = reg(7, 1, 1),
-    xcr0 = xcr0,
-  }
-end
-
--- The brand string of leaves 0x80000002-4, without the blanks around it.
-local function dump_brand(leaves)
-  local t = {}
-  for leaf = 0x80000002, 0x80000004 do
-    for i = 1, 4 do t[#t + 1] = le_bytes(leaves[leaf .. ".0"][i]) end
-  end
-  return (table.concat(t):gsub("%z.*$", ""):match("^%s*(.-)%s*$"))
 end
 
 local function read_file(path)
@@ -244,26 +220,60 @@ local function read_file(path)
   return text
 end
 
+local MiB = 2 ^ 20
+
 -- A recorded machine: the AMD Zen 5 ("Turin-like") VM this project's CI
 -- may run on (spec/data/zen5-vm-cpuid.txt, `cpuid -r` there, 2026-11-30).
--- The kernel there calls it "AMD EPYC"; CPUID says otherwise.
+-- The kernel there calls it "AMD EPYC"; CPUID says otherwise. TOPOEXT is
+-- clear, so leaf 0x8000001D is empty: the caches come from the legacy
+-- leaves, whose 508 MiB L3 is the whole socket's.
 function TestPolicy.test_recorded_zen5_vm()
   local leaves = parse_dump(read_file("spec/data/zen5-vm-cpuid.txt"))
   -- XCR0: what its leaf 0xD EAX reports, as Linux enables it (0xE7).
-  local d = avxbuf.decide(dump_registers(leaves, 0xE7))
+  local d = avxbuf.decide { leaves = leaves, xcr0 = 0xE7 }
   lu.assertEquals({ d.vendor, d.family, d.model, d.stepping }, { "AuthenticAMD", 0x1A, 0x02, 1 })
+  lu.assertEquals(d.brand, "Oxide Virtual Turin-like Processor")
   for _, f in ipairs { "avx", "avx2", "erms", "fsrm", "avx512f", "avx512dq", "avx512bw", "avx512vl",
                        "avx512vbmi2", "hypervisor" } do
     lu.assertTrue(d.features[f], f)
   end
   lu.assertFalse(d.features.avx512er)
   lu.assertEquals({ d.max_use_avx, d.use_avx, d.uarch, d.rule }, { 3, 3, "Zen 5", "no-licence-drop" })
-  lu.assertEquals(dump_brand(leaves), "Oxide Virtual Turin-like Processor")
+  lu.assertEquals({ d.cache.l1d, d.cache.l2, d.cache.l3, d.cache.l3_threads, d.cache.l3_capped },
+                  { 48 * 1024, 1 * MiB, 32 * MiB, 0, true })
+  lu.assertEquals(d.cache.leaf, { l1d = "0x80000005", l2 = "0x80000006", l3 = "0x80000006" })
+  lu.assertEquals(d.nontemporal_threshold, 16 * MiB)
+end
+
+-- The same reading with TOPOEXT set and leaf 0x8000001D filled (a Zen 3's
+-- values, from the dev VM): that leaf wins, with its sharing count; with
+-- TOPOEXT clear the same leaf is ignored.
+function TestPolicy.test_topoext_gates_leaf_8000001d()
+  local leaves = parse_dump(read_file("spec/data/zen5-vm-cpuid.txt"))
+  leaves[0x8000001D] = {
+    [0] = { 0x00000121, 0x01C0003F, 0x0000003F, 0 }, [1] = { 0x00000122, 0x01C0003F, 0x0000003F, 0 },
+    [2] = { 0x00000143, 0x01C0003F, 0x000003FF, 2 }, [3] = { 0x00004163, 0x03C0003F, 0x00007FFF, 1 },
+  }
+  local d = avxbuf.decide { leaves = leaves, xcr0 = 0xE7 }
+  lu.assertEquals(d.cache.leaf.l3, "0x80000006", "TOPOEXT is clear")
+  local ext1 = leaves[0x80000001][0]
+  ext1[3] = h.set_bit(ext1[3], 22)
+  d = avxbuf.decide { leaves = leaves, xcr0 = 0xE7 }
+  lu.assertEquals({ d.cache.l1d, d.cache.l2, d.cache.l3, d.cache.l3_threads, d.cache.l3_capped },
+                  { 32 * 1024, 512 * 1024, 32 * MiB, 2, false })
+  lu.assertEquals(d.cache.leaf, { l1d = "0x8000001D", l2 = "0x8000001D", l3 = "0x8000001D" })
+end
+
+function TestPolicy.test_bad_leaves_name_the_register()
+  local ok, err = pcall(avxbuf.decide, { leaves = { [0] = { [0] = { 13, "x", 0, 0 } } } })
+  lu.assertFalse(ok)
+  lu.assertStrContains(err, "leaves[0x0][0][2] must be an integer")
 end
 
 -- The live machine: cpu() agrees with CPUID as an independent reader
--- (Debian's cpuid) sees it. Not /proc/cpuinfo: kernels and hypervisors
--- rewrite its model name and mask flags there.
+-- (Debian's cpuid) sees it, run through the same decoding. Not
+-- /proc/cpuinfo: kernels and hypervisors rewrite its model name and mask
+-- flags there.
 TestLiveCpu = {}
 
 function TestLiveCpu.test_matches_cpuid()
@@ -272,14 +282,9 @@ function TestLiveCpu.test_matches_cpuid()
   h.needs_children()
   local out, status = h.shell("cpuid -1 -r")
   lu.assertEquals(status, 0, "Debian's cpuid (tools/deps.sh build installs it): " .. out)
-  local leaves = parse_dump(out)
   local cpu = avxbuf.cpu()
-  local d = avxbuf.decide(dump_registers(leaves, cpu.xcr0))
-  for f in pairs(cpu.features) do lu.assertEquals(cpu.features[f], d.features[f], f) end
-  for _, k in ipairs { "vendor", "family", "model", "stepping", "max_use_avx", "use_avx", "uarch", "rule" } do
-    lu.assertEquals(cpu[k], d[k], k)
-  end
-  lu.assertEquals(cpu.brand, dump_brand(leaves))
+  local d = avxbuf.decide { leaves = parse_dump(out), xcr0 = cpu.xcr0 }
+  for k, v in pairs(d) do lu.assertEquals(cpu[k], v, k) end
   lu.assertEquals(cpu.default.use_avx, math.min(cpu.max_use_avx, cpu.default.use_avx))
   lu.assertStrContains(cpu.reason, cpu.uarch)
 end

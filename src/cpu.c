@@ -80,51 +80,102 @@ void avxbuf_cpu_decode(const avxbuf_cpuid_raw *raw, avxbuf_cpu *cpu)
     cpu->max_use_avx = 0;
 }
 
-#ifdef AVXBUF_X86
-static uint64_t xgetbv0(void)
+static void query(const avxbuf_cpuid_source *src, uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
-  uint32_t lo, hi;
-  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-  return ((uint64_t)hi << 32) | lo;
+  r[0] = r[1] = r[2] = r[3] = 0;
+  src->cpuid(src->ctx, leaf, sub, r);
 }
 
 /* Deterministic cache parameters: Intel leaf 4 and AMD leaf 0x8000001D share
- * one layout. Size = ways * partitions * line size * sets. */
-static void read_caches(uint32_t leaf, avxbuf_cpu *cpu)
+ * one layout (SDM vol. 2A; AMD APM vol. 3). Size = ways * partitions * line
+ * size * sets; EAX[25:14] + 1 threads share the cache. */
+static int read_caches(const avxbuf_cpuid_source *src, uint32_t leaf, const char *name, avxbuf_cpu *cpu)
 {
+  int found = 0;
   for (uint32_t sub = 0; sub < 16; sub++) {
-    uint32_t a, b, c, d;
-    __cpuid_count(leaf, sub, a, b, c, d);
-    unsigned type = a & 0x1F, level = (a >> 5) & 0x7;
+    uint32_t r[4];
+    query(src, leaf, sub, r);
+    unsigned type = r[0] & 0x1F, level = (r[0] >> 5) & 0x7;
     if (type == 0) break;
-    size_t size = (size_t)(((b >> 22) & 0x3FF) + 1) * (((b >> 12) & 0x3FF) + 1)
-                * ((b & 0xFFF) + 1) * ((size_t)c + 1);
-    if (level == 1 && type == 1) cpu->l1d = size;
-    else if (level == 2) cpu->l2 = size;
-    else if (level == 3) cpu->l3 = size;
+    size_t size = (size_t)(((r[1] >> 22) & 0x3FF) + 1) * (((r[1] >> 12) & 0x3FF) + 1)
+                * ((r[1] & 0xFFF) + 1) * ((size_t)r[2] + 1);
+    if (level == 1 && type == 1) { cpu->l1d = size; cpu->l1d_leaf = name; }
+    else if (level == 2) { cpu->l2 = size; cpu->l2_leaf = name; }
+    else if (level == 3) { cpu->l3 = size; cpu->l3_leaf = name; cpu->l3_threads = ((r[0] >> 14) & 0xFFF) + 1; }
+    found = 1;
+  }
+  return found;
+}
+
+/* A hypervisor that hides TOPOEXT may report through the legacy leaf what
+ * no core can use: the Zen 5 VM says 508 MiB, the whole socket's L3 (every
+ * CCD's 32 MiB), with no word on how many threads share it. A Zen core uses
+ * its own CCD's L3, 32 MiB on Zen 2-5 (96 MiB with 3D V-Cache, whose parts
+ * report TOPOEXT and so leaf 0x8000001D): more from the legacy leaf is taken
+ * as 32 MiB. */
+#define LEGACY_L3_MAX ((size_t)32 << 20)
+
+/* AMD's legacy leaves: L1d KiB in 0x80000005 ECX[31:24], L2 KiB in
+ * 0x80000006 ECX[31:16], L3 in 512 KiB units in its EDX[31:18]. */
+static void read_legacy_caches(const avxbuf_cpuid_source *src, uint32_t max_ext, avxbuf_cpu *cpu)
+{
+  uint32_t r[4];
+  if (max_ext >= 0x80000005 && cpu->vendor_id == V_AMD) {
+    query(src, 0x80000005, 0, r);
+    if (r[2] >> 24) { cpu->l1d = (size_t)(r[2] >> 24) << 10; cpu->l1d_leaf = "0x80000005"; }
+  }
+  if (max_ext < 0x80000006) return;
+  query(src, 0x80000006, 0, r);
+  if (r[2] >> 16) { cpu->l2 = (size_t)(r[2] >> 16) << 10; cpu->l2_leaf = "0x80000006"; }
+  if (r[3] >> 18) {
+    cpu->l3 = (size_t)(r[3] >> 18) << 19;
+    cpu->l3_leaf = "0x80000006";
+    if (cpu->l3 > LEGACY_L3_MAX) { cpu->l3 = LEGACY_L3_MAX; cpu->l3_capped = 1; }
   }
 }
 
-static void detect(avxbuf_cpu *cpu)
+/* Which leaf describes the caches: leaf 4 on Intel and Zhaoxin/Centaur;
+ * 0x8000001D on AMD and Hygon only with TOPOEXT (0x80000001 ECX bit 22;
+ * without it the leaf reads as zeros, as on the Zen 5 VM), else AMD's legacy
+ * leaves, which other vendors may also fill. */
+static void detect_caches(const avxbuf_cpuid_source *src, uint32_t max_leaf, uint32_t max_ext, avxbuf_cpu *cpu)
+{
+  uint32_t r[4];
+  int amd_like = cpu->vendor_id == V_AMD || !strcmp(cpu->vendor, "HygonGenuine");
+  int leaf4 = !amd_like && (cpu->vendor_id == V_INTEL || !strcmp(cpu->vendor, "CentaurHauls")
+                            || !strcmp(cpu->vendor, "  Shanghai  "));
+  if (leaf4 && max_leaf >= 4 && read_caches(src, 4, "4", cpu)) return;
+  if (amd_like && max_ext >= 0x8000001D) {
+    query(src, 0x80000001, 0, r);
+    if (((r[2] >> 22) & 1) && read_caches(src, 0x8000001D, "0x8000001D", cpu)) return;
+  }
+  read_legacy_caches(src, max_ext, cpu);
+}
+
+void avxbuf_cpu_read(const avxbuf_cpuid_source *src, avxbuf_cpu *cpu)
 {
   avxbuf_cpuid_raw raw = { 0 };
-  uint32_t a, b, c, d, max_leaf, max_ext;
-  __cpuid(0, max_leaf, b, c, d);
-  memcpy(raw.vendor, &b, 4); memcpy(raw.vendor + 4, &d, 4); memcpy(raw.vendor + 8, &c, 4);
-  __cpuid(1, raw.leaf1_eax, b, raw.leaf1_ecx, d);
+  uint32_t r[4], max_leaf, max_ext;
+  query(src, 0, 0, r);
+  max_leaf = r[0];
+  memcpy(raw.vendor, &r[1], 4); memcpy(raw.vendor + 4, &r[3], 4); memcpy(raw.vendor + 8, &r[2], 4);
+  query(src, 1, 0, r);
+  raw.leaf1_eax = r[0];
+  raw.leaf1_ecx = r[2];
   if (max_leaf >= 7) {
-    __cpuid_count(7, 0, a, raw.leaf7_ebx, raw.leaf7_ecx, raw.leaf7_edx);
-    if (a >= 1) __cpuid_count(7, 1, raw.leaf7_1_eax, b, c, d);
+    query(src, 7, 0, r);
+    raw.leaf7_ebx = r[1]; raw.leaf7_ecx = r[2]; raw.leaf7_edx = r[3];
+    if (r[0] >= 1) { query(src, 7, 1, r); raw.leaf7_1_eax = r[0]; }
   }
-  if ((raw.leaf1_ecx >> 27) & 1) raw.xcr0 = xgetbv0();
+  if ((raw.leaf1_ecx >> 27) & 1) raw.xcr0 = src->xcr0;
   avxbuf_cpu_decode(&raw, cpu);
 
-  __cpuid(0x80000000, max_ext, b, c, d);
+  query(src, 0x80000000, 0, r);
+  max_ext = r[0] >= 0x80000000 && r[0] < 0x80000100 ? r[0] : 0;
   if (max_ext >= 0x80000004) {
-    uint32_t r[12];
-    for (unsigned i = 0; i < 3; i++)
-      __cpuid(0x80000002 + i, r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]);
-    memcpy(cpu->brand, r, 48);
+    uint32_t b[12];
+    for (unsigned i = 0; i < 3; i++) query(src, 0x80000002 + i, 0, b + 4 * i);
+    memcpy(cpu->brand, b, 48);
     /* Vendors pad the 48 bytes with blanks on either side (the Zen 5 VM's
      * "Oxide Virtual Turin-like Processor" ends in 14 of them). */
     const char *p = cpu->brand;
@@ -134,15 +185,29 @@ static void detect(avxbuf_cpu *cpu)
     memmove(cpu->brand, p, n);
     cpu->brand[n] = '\0';
   }
-  if (cpu->vendor_id == V_INTEL && max_leaf >= 4) {
-    read_caches(4, cpu);
-  } else if (cpu->vendor_id == V_AMD && max_ext >= 0x8000001D) {
-    read_caches(0x8000001D, cpu);
-  } else if (max_ext >= 0x80000006) {  /* legacy AMD: L2 in KiB, L3 in 512 KiB units */
-    __cpuid(0x80000006, a, b, c, d);
-    cpu->l2 = (size_t)(c >> 16) << 10;
-    cpu->l3 = (size_t)(d >> 18) << 19;
-  }
+  detect_caches(src, max_leaf, max_ext, cpu);
+}
+
+#ifdef AVXBUF_X86
+static void native_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+  (void)ctx;
+  __cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
+}
+
+static uint64_t xgetbv0(void)
+{
+  uint32_t lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return ((uint64_t)hi << 32) | lo;
+}
+
+static void detect(avxbuf_cpu *cpu)
+{
+  uint32_t a, b, c, d;
+  __cpuid(1, a, b, c, d);
+  avxbuf_cpuid_source src = { native_cpuid, (c >> 27) & 1 ? xgetbv0() : 0, NULL };
+  avxbuf_cpu_read(&src, cpu);
 }
 #else
 static void detect(avxbuf_cpu *cpu)

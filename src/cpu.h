@@ -36,12 +36,28 @@ typedef struct avxbuf_cpu {
   uint64_t xcr0;
   int os_avx, os_avx512;              /* the OS saves that register state */
   int max_use_avx;                    /* best level CPU and OS both allow */
-  /* Filled by detection only (not part of the raw values): */
+  /* Filled by avxbuf_cpu_read only (not part of the raw values): */
   char brand[49];
   size_t l1d, l2, l3;                 /* bytes per instance; 0 = unknown */
+  unsigned l3_threads;                /* threads sharing an L3; 0 = not said */
+  const char *l1d_leaf, *l2_leaf, *l3_leaf;   /* the CPUID leaf each came from, or NULL */
+  int l3_capped;                      /* l3 is the cap, below what the leaf said */
 } avxbuf_cpu;
 
 void avxbuf_cpu_decode(const avxbuf_cpuid_raw *raw, avxbuf_cpu *cpu);
+
+/* Where CPUID values come from: the instruction, or a recorded dump (any
+ * leaf it lacks reads as zeros, as a CPU answers a leaf past its maximum
+ * with some other leaf's values: the maximum leaves are checked first). */
+typedef struct avxbuf_cpuid_source {
+  void (*cpuid)(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4]);
+  uint64_t xcr0;   /* XGETBV(0), read only when OSXSAVE is set */
+  void *ctx;
+} avxbuf_cpuid_source;
+
+/* Everything detection knows, from any source: the decoded registers, the
+ * brand and the caches. */
+void avxbuf_cpu_read(const avxbuf_cpuid_source *src, avxbuf_cpu *cpu);
 
 /* This machine, detected once per process (thread-safe). */
 const avxbuf_cpu *avxbuf_cpu_get(void);

@@ -45,6 +45,12 @@ static const field cpu_fields[] = {
 
 static const field cache_fields[] = {
   FIELD(avxbuf_cpu, FT_SIZE, l1d), FIELD(avxbuf_cpu, FT_SIZE, l2), FIELD(avxbuf_cpu, FT_SIZE, l3),
+  FIELD(avxbuf_cpu, FT_UINT, l3_threads), FIELD(avxbuf_cpu, FT_BOOL, l3_capped),
+};
+
+static const field cache_leaf_fields[] = {
+  FIELD_AS(avxbuf_cpu, FT_STR, l1d_leaf, "l1d"), FIELD_AS(avxbuf_cpu, FT_STR, l2_leaf, "l2"),
+  FIELD_AS(avxbuf_cpu, FT_STR, l3_leaf, "l3"),
 };
 
 static const field decision_fields[] = {
@@ -64,6 +70,14 @@ static void set_cpu(lua_State *L, const avxbuf_cpu *cpu)
     lua_setfield(L, -2, avxbuf_feature_names[f]);
   }
   lua_setfield(L, -2, "features");
+  lua_pushstring(L, cpu->brand);
+  lua_setfield(L, -2, "brand");
+  lua_createtable(L, 0, NFIELDS(cache_fields) + 1);
+  set_fields(L, cpu, cache_fields, NFIELDS(cache_fields));
+  lua_createtable(L, 0, NFIELDS(cache_leaf_fields));
+  set_fields(L, cpu, cache_leaf_fields, NFIELDS(cache_leaf_fields));
+  lua_setfield(L, -2, "leaf");
+  lua_setfield(L, -2, "cache");
 }
 
 static void set_decision(lua_State *L, const avxbuf_defaults *d)
@@ -231,11 +245,6 @@ static int l_cpu(lua_State *L)
   lua_newtable(L);
   set_cpu(L, m->cpu);
   set_decision(L, &m->defaults);
-  lua_pushstring(L, m->cpu->brand);
-  lua_setfield(L, -2, "brand");
-  lua_createtable(L, 0, 3);
-  set_fields(L, m->cpu, cache_fields, NFIELDS(cache_fields));
-  lua_setfield(L, -2, "cache");
   lua_newtable(L);   /* the decision alone */
   set_decision(L, &m->defaults);
   lua_setfield(L, -2, "default");
@@ -256,7 +265,42 @@ static uint32_t reg_field(lua_State *L, const char *name)
   return (uint32_t)v;
 }
 
-/* avxbuf.decide{vendor=, leaf1_eax=, ...}: the policy for any processor. */
+/* decide{leaves = ...}: leaves[leaf][subleaf] = {eax, ebx, ecx, edx}; what
+ * is missing reads as zeros. */
+typedef struct { lua_State *L; int idx; } leaf_table;
+
+/* t[n] raw, for any integer n (5.1's lua_rawgeti takes an int, and leaves
+ * such as 0x80000006 do not fit one); t at an absolute index. */
+static int rawget_int(lua_State *L, int t, lua_Integer n)
+{
+  lua_pushinteger(L, n);
+  lua_rawget(L, t);
+  return lua_type(L, -1);
+}
+
+static void table_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+  const leaf_table *t = (const leaf_table *)ctx;
+  lua_State *L = t->L;
+  if (rawget_int(L, t->idx, leaf) == LUA_TTABLE && rawget_int(L, lua_gettop(L), sub) == LUA_TTABLE) {
+    int regs = lua_gettop(L);
+    for (int i = 0; i < 4; i++) {
+      int isint;
+      rawget_int(L, regs, i + 1);
+      lua_Integer v = lua_tointegerx(L, -1, &isint);
+      if (!isint || v < 0 || v > 0xFFFFFFFF)
+        luaL_argerror(L, 1, avxbuf_pushf(L, "leaves[0x%X][%u][%d] must be an integer from 0 to 0xFFFFFFFF",
+                                         (unsigned)leaf, (unsigned)sub, i + 1));
+      r[i] = (uint32_t)v;
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+/* avxbuf.decide{vendor=, leaf1_eax=, ...} or decide{leaves=, xcr0=}: the
+ * policy for any processor, from its registers or from a whole dump. */
 static int l_decide(lua_State *L)
 {
   avxbuf_cpuid_raw raw;
@@ -288,7 +332,14 @@ static int l_decide(lua_State *L)
   }
   lua_pop(L, 1);
   raw.xcr0 = (uint64_t)xcr0;
-  avxbuf_cpu_decode(&raw, &cpu);
+  if (lua_getfield(L, 1, "leaves") == LUA_TTABLE) {
+    leaf_table t = { L, lua_gettop(L) };
+    avxbuf_cpuid_source src = { table_cpuid, raw.xcr0, &t };
+    avxbuf_cpu_read(&src, &cpu);
+  } else {
+    avxbuf_cpu_decode(&raw, &cpu);
+  }
+  lua_pop(L, 1);
   avxbuf_policy(&cpu, &d);
   lua_newtable(L);
   set_cpu(L, &cpu);
