@@ -283,4 +283,32 @@ end
 print("# ratio: time of the row / time of the first row, Hodges-Lehmann over paired rounds; "
       .. "95% CI by the Wilcoxon signed-rank test (bench/lib/stats.lua)")
 
+-- The one line to act on: the fastest row whose interval excludes the first
+-- row's time, or keep the first (the default, unless --rows said otherwise),
+-- with each named row's licence residency where the counters exist.
+local function residency(row)
+  local v = {}
+  for i = 1, 3 do v[i] = row.counters[LICENCE_COLUMNS[i]].value end
+  local total = v[1] and v[2] and v[3] and v[1] + v[2] + v[3]
+  if not total or total == 0 then return "" end
+  return string.format(" [LVL1 %.0f%%, LVL2 %.0f%% of licence cycles]", 100 * v[2] / total, 100 * v[3] / total)
+end
+local best
+for i = 2, #rows do
+  local row = rows[i]
+  if row.significant and row.ratio < 1 and (not best or row.ratio < best.ratio) then best = row end
+end
+results.verdict = best and { row = best.name, ratio = best.ratio, ci = best.ci } or { row = base and base.name }
+if best then
+  print(string.format("\nverdict: set %s (AVXBUF_OPTIONS=%q): %.3fx the time of %s%s, 95%% CI %.3f-%.3f%s",
+    best.name, (best.name:gsub("%s+", ",")), best.ratio, base.name, residency(base), best.ci[1], best.ci[2],
+    residency(best)))
+elseif base then
+  local detectable = results.noise and results.noise.detectable
+  print(string.format("\nverdict: keep %s%s: %s", base.name == "default" and "the default" or base.name,
+    residency(base), detectable and string.format("no row differs beyond the +-%.1f%% this run could detect",
+                                                  100 * detectable)
+                     or "too few rounds to tell rows apart (at least 6 are needed)"))
+end
+
 if args.json then bench.write_json(args.json, results) end

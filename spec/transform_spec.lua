@@ -82,4 +82,7 @@ function TestTransform.test_bench_quick_json()
   end
   lu.assertStrContains(out, "# unavailable counters")
   lu.assertStrContains(out, "no difference this machine can detect")
+  -- two rounds give no interval: the last line keeps the default, and says why
+  lu.assertStrContains(out, "\nverdict: keep the default: too few rounds to tell rows apart")
+  lu.assertEquals(r.verdict.row, "default")
 end
