@@ -38,7 +38,7 @@ MODULES = $(NATIVE) $(BUILD)/emul/avxbuf.so $(BUILD)/emul/avxbuf/counters.so
 
 
 
-.PHONY: all modules native static deps deps-hardening test test-versions test-aarch64 test-i386 release-rockspec dist test-install bench sweep sanitize valgrind fuzz threads hardening lint audit clean
+.PHONY: all modules native static deps deps-hardening test test-gc test-versions test-aarch64 test-i386 release-rockspec dist test-install bench sweep sanitize valgrind fuzz threads hardening lint audit clean
 
 # What the specs load besides the module: the C API test module (also built
 # for a future C API version), the two-state harness, the embedding host.
@@ -154,11 +154,17 @@ test-aarch64: deps
 	AVXBUF_SPEC_DIR=build/aarch64 AVXBUF_SPEC_NO_CHILDREN=1 AVXBUF_SPEC_QEMU=1 \
 	  qemu-aarch64 -L $(AARCH64_SYSROOT) build/aarch64/runner spec/run.lua
 
-# 32-bit x86, run natively (gcc-multilib brings the 32-bit C library): the
-# module and spec/runner.c built with -m32, twice: as Debian's i386 baseline
-# builds it (no SSE2: the C library's kernels) and with -msse2 (the x86
-# kernels). Child processes would be the 64-bit interpreter, so those specs
-# are skipped.
+# 32-bit x86 (gcc-multilib brings the 32-bit C library): the module and
+# spec/runner.c built with -m32, twice: as Debian's i386 baseline builds it
+# (no SSE2: the C library's kernels) and with -msse2 (the x86 kernels).
+# Child processes would be the 64-bit interpreter, so those specs are
+# skipped. Some kernels refuse 32-bit executables ("Exec format error",
+# status 126: no IA32 emulation); there the runner runs under qemu-i386 (a
+# wrapper, build/i386*/qemu-runner; no -L: its loader and libraries are on
+# the host's paths), which emulates its own CPU and no perf_event_open
+# (AVXBUF_SPEC_QEMU). I386_EXEC: auto (try the runner, else qemu), native,
+# or qemu (to test that path on a kernel that runs 32-bit code).
+I386_EXEC ?= auto
 test-i386: deps
 	@tools/deps.sh i386
 	@tools/deps.sh lua-for i386 build/lua-i386
@@ -168,8 +174,23 @@ test-i386: deps
 	    LUA_INC="$(call foreign_lua,i386,i386-linux-gnu)"; \
 	  gcc $$flags -O2 $(call foreign_lua,i386,i386-linux-gnu) -o $$f/runner spec/runner.c \
 	    $(call foreign_lib,i386,i386-linux-gnu); \
+	  { echo '#!/bin/sh'; echo '# make test-i386: the runner beside this script, under qemu-i386'; \
+	    echo 'AVXBUF_SPEC_QEMU=1; export AVXBUF_SPEC_QEMU'; \
+	    echo 'exec qemu-i386 "$${0%/*}/runner" "$$@"'; } > $$f/qemu-runner; \
+	  chmod +x $$f/qemu-runner; \
 	done
-	$(LUA) spec/run.lua build/i386@build/i386/runner build/i386-sse2@build/i386-sse2/runner
+	@set -e; case "$(I386_EXEC)" in \
+	  native) runner=runner ;; \
+	  qemu) runner=qemu-runner; echo "i386: I386_EXEC=qemu; running under qemu-i386" ;; \
+	  auto) if build/i386/runner /dev/null; then runner=runner; \
+	    else status=$$?; \
+	      if [ $$status != 126 ]; then echo "i386: build/i386/runner /dev/null failed (status $$status)" >&2; exit 1; fi; \
+	      runner=qemu-runner; echo "i386: this kernel refuses 32-bit binaries; running under qemu-i386"; \
+	    fi ;; \
+	  *) echo "I386_EXEC must be auto, native or qemu" >&2; exit 2 ;; \
+	esac; \
+	echo "$(LUA) spec/run.lua build/i386@build/i386/$$runner build/i386-sse2@build/i386-sse2/$$runner"; \
+	$(LUA) spec/run.lua build/i386@build/i386/$$runner build/i386-sse2@build/i386-sse2/$$runner
 
 # ---- hardening ---------------------------------------------------------------
 
@@ -177,11 +198,28 @@ test-i386: deps
 # interpreter is not instrumented, so the ASan runtime is preloaded; any
 # report aborts the run.
 SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN_RUN = LD_PRELOAD=$$($(CC) -print-file-name=libasan.so) AVXBUF_SPEC_SANITIZED=1 \
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 sanitize: deps-hardening
 	@$(MAKE) --no-print-directory all BUILD=build/asan SAN="$(SANITIZE)"
-	LD_PRELOAD=$$($(CC) -print-file-name=libasan.so) AVXBUF_SPEC_SANITIZED=1 \
-	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-	  $(LUA) spec/run.lua build/asan build/asan/emul
+	$(ASAN_RUN) $(LUA) spec/run.lua build/asan build/asan/emul
+
+# The collector-torture build (src/gcpoints.h), under ASan: wherever the
+# binding may run the collector it runs a full collection, so a finalizer
+# that frees, resizes or appends to a buffer (spec/gc_spec.lua arms them)
+# runs at every such point. On Lua 5.4 the specs of the binding's own
+# functions (the kernel and policy specs meet no new point, and take minutes
+# there); on LuaJIT spec/gc_spec.lua, which runs the FFI path with the JIT
+# off and on.
+TORTURE = $(SANITIZE) -DAVXBUF_GC_TORTURE
+TORTURE_SPECS = TestCollectorInCalls TestBuffer TestCApi TestBadInput TestGrowth TestForgery TestMemory \
+	TestFind TestCompare TestHex TestIO TestPack
+test-gc: deps-hardening
+	@tools/deps.sh build luajit
+	@$(MAKE) --no-print-directory native build/torture/capi.so build/torture/capi_future/capi.so BUILD=build/torture SAN="$(TORTURE)"
+	@$(MAKE) --no-print-directory native build/torture-luajit/capi.so LUA=luajit BUILD=build/torture-luajit SAN="$(TORTURE)"
+	$(ASAN_RUN) lua5.4 spec/run.lua build/torture -- $(TORTURE_SPECS)
+	$(ASAN_RUN) luajit spec/run.lua build/torture-luajit -- TestCollectorInCalls
 
 # The suite under memcheck, plain build (AVX2 natively) and emulated flavour
 # (the AVX-512 logic: valgrind cannot execute AVX-512): zero errors, zero
@@ -241,7 +279,7 @@ threads: deps-hardening
 	  $(LUA_LIB) -lpthread -ldl
 	TSAN_OPTIONS=halt_on_error=1 build/tsan/threads build/tsan
 
-hardening: sanitize valgrind fuzz threads
+hardening: sanitize valgrind fuzz threads test-gc
 
 # ---- release ---------------------------------------------------------------------
 

@@ -79,11 +79,36 @@ function TestCounters.test_licence_events_follow_the_cpu()
   lu.assertEquals({ events.resolve("r1828", zen) }, { 4, 0x1828 })
 end
 
+-- pin() binds this thread to one CPU: to one the process may use (under
+-- taskset or a cpuset, CPU 0 may not be one), then back to all it had, with
+-- taskset (pin takes one CPU), or the rest of the suite would run on one. A
+-- CPU past the highest the kernel could bring online is refused on any
+-- machine.
+local function cpu_outside()
+  local f = io.open("/sys/devices/system/cpu/possible")   -- e.g. "0-1"
+  local highest = f and tonumber(f:read("*a"):match("(%d+)%s*$"))
+  if f then f:close() end
+  return highest and math.min(highest + 1, 1023) or 1023   -- 1023: pin's limit
+end
+
 function TestCounters.test_pin_and_readings()
-  lu.assertTrue(counters.pin(0))
-  local ok, err = counters.pin(1000)
+  local allowed = counters.cpus()
+  lu.assertTrue(#allowed > 0, "sched_getaffinity gave no CPU")
+  local ok, err = counters.pin(allowed[#allowed])
+  local pinned = counters.cpus()
+  -- the shell's parent is this process: -p sets its main thread, which pin set
+  local out, status = h.shell("taskset -p -c " .. table.concat(allowed, ",") .. " $PPID")
+  lu.assertTrue(ok, err)
+  lu.assertEquals(pinned, { allowed[#allowed] })
+  lu.assertEquals(status, 0, out)
+  lu.assertEquals(counters.cpus(), allowed, "the CPUs the process had, restored")
+  local outside = cpu_outside()
+  for _, c in ipairs(allowed) do lu.assertNotEquals(c, outside) end
+  ok, err = counters.pin(outside)
   lu.assertNil(ok)
-  lu.assertStrContains(err, "sched_setaffinity")
+  lu.assertStrContains(err, "sched_setaffinity(" .. outside .. "): ")
+  lu.assertStrContains(err, "(EINVAL)")
+  lu.assertEquals(counters.cpus(), allowed, "a refused pin changes nothing")
   local t0 = counters.clock()
   lu.assertTrue(counters.clock() >= t0)
   local v, why = counters.msr(0, 0xE8)
