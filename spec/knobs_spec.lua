@@ -20,6 +20,7 @@ function TestKnobs.test_defaults_come_from_the_policy()
   lu.assertEquals(c.avx3_threshold, cpu.default.avx3_threshold)
   lu.assertEquals(c.nontemporal_threshold, cpu.default.nontemporal_threshold)
   lu.assertEquals(c.rep_movsb_threshold, erms and cpu.default.rep_movsb_threshold or 0)
+  lu.assertEquals(c.rep_movsb_stop_threshold, erms and cpu.default.rep_movsb_stop_threshold or 0)
   lu.assertEquals(c.rep_stosb_threshold, erms and cpu.default.rep_stosb_threshold or 0)
   lu.assertEquals(c.kernel, "auto")
   lu.assertEquals(c.max_vector_size, ({ [0] = 16, 32, 32, 64 })[c.use_avx])
@@ -97,6 +98,18 @@ function TestKnobs.test_rep_and_nontemporal_windows()
   h.use { use_avx = 0, rep_movsb_threshold = 0, rep_stosb_threshold = 0, nontemporal_threshold = 0 }
   lu.assertEquals(avxbuf.kernel("copy", 2 ^ 40), "sse2", "0 means never")
   lu.assertEquals(avxbuf.kernel("zero", 2 ^ 40), "sse2")
+  -- a window with an end, as glibc's rep_movsb_stop_threshold
+  h.use { use_avx = 0, rep_movsb_threshold = 1000, rep_movsb_stop_threshold = 3000, nontemporal_threshold = 5000 }
+  lu.assertEquals(avxbuf.kernel("copy", 999), "sse2")
+  lu.assertEquals(avxbuf.kernel("copy", 2999), "rep_movsb")
+  lu.assertEquals(avxbuf.kernel("copy", 3000), "sse2")
+  lu.assertEquals(avxbuf.kernel("copy", 5000), "sse2_nt")
+  local d, s = avxbuf.new(4000), avxbuf.from(h.pattern(4000, 8))
+  for _, n in ipairs { 999, 1000, 2999, 3000, 3999 } do
+    d:zero()
+    avxbuf.copy(d, 1, s, 1, n)
+    h.assert_bytes(d:tostring(), s:tostring(1, n) .. ("\0"):rep(4000 - n), "copy of " .. n)
+  end
 end
 
 function TestKnobs.test_kernel_libc_and_back()

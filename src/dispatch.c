@@ -143,7 +143,7 @@ static void plan(avxbuf_state *st)
   avxbuf_plan *p = &st->plan;
   if (e[K_KERNEL] == KERNEL_LIBC) {
     p->copy_narrow = p->copy_wide = p->fill_narrow = p->fill_wide = fam_libc;
-    p->wide_from = p->rep_movsb_from = p->rep_stosb_from = SIZE_MAX;
+    p->wide_from = p->rep_movsb_from = p->rep_movsb_until = p->rep_stosb_from = SIZE_MAX;
     p->nontemporal_copy_from = p->nontemporal_fill_from = SIZE_MAX;
     plan_small(p);
     return;
@@ -160,6 +160,7 @@ static void plan(avxbuf_state *st)
   p->fill_narrow = e[K_VECTOR_ZEROING] ? narrow : FAMILY_SSE2;
   p->wide_from = split ? from(e[K_AVX3_THRESHOLD]) : 0;
   p->rep_movsb_from = from(e[K_REP_MOVSB_THRESHOLD]);
+  p->rep_movsb_until = from(e[K_REP_MOVSB_STOP_THRESHOLD]);   /* 0: no end */
   p->rep_stosb_from = from(e[K_REP_STOSB_THRESHOLD]);
   /* A copy of n bytes streams 2n through the cache, a fill n: fills start
    * streaming at twice the copy threshold (measured: README, "Kernel sweep"). */
@@ -171,7 +172,11 @@ static void plan(avxbuf_state *st)
 
 void avxbuf_state_resolve(avxbuf_state *st)
 {
-  const avxbuf_machine *m = avxbuf_machine_get();
+  avxbuf_state_resolve_on(st, avxbuf_machine_get());
+}
+
+void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m)
+{
   const avxbuf_defaults *d = &m->defaults;
   long long *e = st->effective.v;
 
@@ -189,6 +194,7 @@ void avxbuf_state_resolve(avxbuf_state *st)
   e[K_AVX3_THRESHOLD] = pick(st, K_AVX3_THRESHOLD, d->avx3_threshold);
   e[K_VECTOR_ZEROING] = pick(st, K_VECTOR_ZEROING, d->vector_zeroing);
   e[K_REP_MOVSB_THRESHOLD] = erms ? pick(st, K_REP_MOVSB_THRESHOLD, d->rep_movsb_threshold) : 0;
+  e[K_REP_MOVSB_STOP_THRESHOLD] = erms ? pick(st, K_REP_MOVSB_STOP_THRESHOLD, d->rep_movsb_stop_threshold) : 0;
   e[K_REP_STOSB_THRESHOLD] = erms ? pick(st, K_REP_STOSB_THRESHOLD, d->rep_stosb_threshold) : 0;
   e[K_NONTEMPORAL_THRESHOLD] = pick(st, K_NONTEMPORAL_THRESHOLD, d->nontemporal_threshold);
   e[K_KERNEL] = pick(st, K_KERNEL, KERNEL_AUTO);

@@ -35,7 +35,7 @@ typedef struct avxbuf_family { const avxbuf_kernel *k, *k_nt; } avxbuf_family;
  * threshold of SIZE_MAX means never. */
 typedef struct avxbuf_plan {
   avxbuf_family copy_narrow, copy_wide, fill_narrow, fill_wide;
-  size_t wide_from, rep_movsb_from, rep_stosb_from;
+  size_t wide_from, rep_movsb_from, rep_movsb_until, rep_stosb_from;
   size_t nontemporal_copy_from, nontemporal_fill_from;
   /* (lua/avxbuf/ffi.lua mirrors the fields above.) Below the first of the
    * thresholds one kernel serves every size: the one the picks below return
@@ -67,8 +67,10 @@ typedef struct avxbuf_state {
 void avxbuf_state_init(avxbuf_state *st, const char *options, avxbuf_warn_fn warn, void *ud);
 /* Back to the settings of load time. */
 void avxbuf_state_reset(avxbuf_state *st);
-/* Recomputes effective settings and plan from requested ones. */
+/* Recomputes effective settings and plan from requested ones, for this
+ * machine or (_on) any other: what the policy would pick there. */
 void avxbuf_state_resolve(avxbuf_state *st);
+void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m);
 
 typedef enum avxbuf_overlap {
   OV_NONE,        /* disjoint ranges */
@@ -90,7 +92,7 @@ static inline const avxbuf_kernel *avxbuf_pick_copy(const avxbuf_plan *p, size_t
   if (n < p->copy_small_below) return p->copy_small;
   const avxbuf_family *f = n >= p->wide_from ? &p->copy_wide : &p->copy_narrow;
   if (n >= p->nontemporal_copy_from && ov == OV_NONE) return f->k_nt;
-  if (n >= p->rep_movsb_from && ov != OV_BACKWARD) return &avxbuf_k_rep_movsb;
+  if (n >= p->rep_movsb_from && n < p->rep_movsb_until && ov != OV_BACKWARD) return &avxbuf_k_rep_movsb;
   return f->k;
 }
 

@@ -56,6 +56,7 @@ static const field cache_leaf_fields[] = {
 static const field decision_fields[] = {
   FIELD(avxbuf_defaults, FT_INT, use_avx), FIELD(avxbuf_defaults, FT_BOOL, vector_zeroing),
   FIELD(avxbuf_defaults, FT_LLONG, avx3_threshold), FIELD(avxbuf_defaults, FT_LLONG, rep_movsb_threshold),
+  FIELD(avxbuf_defaults, FT_LLONG, rep_movsb_stop_threshold), FIELD(avxbuf_defaults, FT_STR, thresholds_source),
   FIELD(avxbuf_defaults, FT_LLONG, rep_stosb_threshold), FIELD(avxbuf_defaults, FT_LLONG, nontemporal_threshold),
   FIELD(avxbuf_defaults, FT_STR, uarch), FIELD(avxbuf_defaults, FT_STR, rule),
   FIELD(avxbuf_defaults, FT_STR, source), FIELD(avxbuf_defaults, FT_CHARS, reason),
@@ -265,6 +266,36 @@ static uint32_t reg_field(lua_State *L, const char *name)
   return (uint32_t)v;
 }
 
+/* What the plan picks for an operation (one of ops[]) at every size, as
+ * {{from = 0, kernel = name}, {from = n, kernel = name}, ...}: the kernel
+ * changes only at the plan's thresholds. */
+static void push_picks(lua_State *L, const avxbuf_plan *p, int op)
+{
+  int fill = op == 1 || op == 2, find = op == 3;
+  size_t at[] = { 0, fill ? p->fill_small_below : p->copy_small_below, p->wide_from,
+                  find ? SIZE_MAX : fill ? p->rep_stosb_from : p->rep_movsb_from,
+                  fill || find ? SIZE_MAX : p->rep_movsb_until,
+                  find ? SIZE_MAX : fill ? p->nontemporal_fill_from : p->nontemporal_copy_from };
+  size_t n = sizeof at / sizeof at[0];
+  for (size_t i = 1; i < n; i++)   /* sort: six values */
+    for (size_t j = i; j > 0 && at[j] < at[j - 1]; j--) { size_t t = at[j]; at[j] = at[j - 1]; at[j - 1] = t; }
+  const char *last = NULL;
+  int k = 0;
+  lua_newtable(L);
+  for (size_t i = 0; i < n && at[i] < SIZE_MAX; i++) {
+    const avxbuf_kernel *kern = find ? avxbuf_pick_find(p, at[i]) : fill ? avxbuf_pick_fill(p, at[i])
+                              : avxbuf_pick_copy(p, at[i], OV_NONE);
+    if (last && !strcmp(last, kern->name)) continue;
+    last = kern->name;
+    lua_createtable(L, 0, 2);
+    lua_pushinteger(L, (lua_Integer)at[i]);
+    lua_setfield(L, -2, "from");
+    lua_pushstring(L, kern->name);
+    lua_setfield(L, -2, "kernel");
+    lua_rawseti(L, -2, ++k);
+  }
+}
+
 /* decide{leaves = ...}: leaves[leaf][subleaf] = {eax, ebx, ecx, edx}; what
  * is missing reads as zeros. */
 typedef struct { lua_State *L; int idx; } leaf_table;
@@ -344,6 +375,17 @@ static int l_decide(lua_State *L)
   lua_newtable(L);
   set_cpu(L, &cpu);
   set_decision(L, &d);
+  /* The kernels that decision picks there, by size (no knobs set). */
+  avxbuf_machine there = { &cpu, d, 0 };
+  avxbuf_state st;
+  for (int k = 0; k < K_COUNT; k++) st.requested.v[k] = AVXBUF_UNSET;
+  avxbuf_state_resolve_on(&st, &there);
+  lua_createtable(L, 0, 4);
+  for (int op = 0; ops[op]; op++) {
+    push_picks(L, &st.plan, op);
+    lua_setfield(L, -2, ops[op]);
+  }
+  lua_setfield(L, -2, "picks");
   return 1;
 }
 

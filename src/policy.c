@@ -39,60 +39,65 @@ static const struct rule {
     "HotSpot vm_version_x86.cpp (AVX3Threshold 0 with SERIALIZE); glibc's Prefer_No_AVX512 covers Intel only" },
 };
 
+/* How a row uses the string instructions: the vendor's rule (below), or a
+ * window measured on that processor. */
+typedef enum { S_VENDOR, S_FSRM_TO_L2 } strings_id;
+
 typedef struct {
   avxbuf_vendor vendor;
   unsigned family, model_lo, model_hi, stepping_lo, stepping_hi;
   const char *uarch;
   rule_id rule;
+  strings_id strings;
 } cpu_row;
 
 /* First match wins. Intel display models from Linux intel-family.h; AMD
  * family/model ranges from AMD's revision guides. */
 static const cpu_row cpu_table[] = {
-  { V_INTEL, 6, 0x55, 0x55, 0, 4, "Skylake-SP/X", R_LICENCE_SEVERE },
-  { V_INTEL, 6, 0x55, 0x55, 5, 7, "Cascade Lake", R_LICENCE_SEVERE },
-  { V_INTEL, 6, 0x55, 0x55, 10, 11, "Cooper Lake", R_LICENCE_SEVERE },
-  { V_INTEL, 6, 0x55, 0x55, 0, 15, "Skylake-SP family (unlisted stepping)", R_LICENCE_SEVERE },
-  { V_INTEL, 6, 0x66, 0x66, 0, 15, "Cannon Lake", R_LICENCE_MILD },
-  { V_INTEL, 6, 0x6A, 0x6A, 0, 15, "Ice Lake-SP", R_LICENCE_MILD },
-  { V_INTEL, 6, 0x6C, 0x6C, 0, 15, "Ice Lake-D", R_LICENCE_MILD },
-  { V_INTEL, 6, 0x7D, 0x7E, 0, 15, "Ice Lake", R_LICENCE_MILD },
-  { V_INTEL, 6, 0x8C, 0x8D, 0, 15, "Tiger Lake", R_LICENCE_MILD },
-  { V_INTEL, 6, 0xA7, 0xA7, 0, 15, "Rocket Lake", R_LICENCE_MILD },
-  { V_INTEL, 6, 0x8F, 0x8F, 0, 15, "Sapphire Rapids", R_NO_DROP },
-  { V_INTEL, 6, 0xCF, 0xCF, 0, 15, "Emerald Rapids", R_NO_DROP },
-  { V_INTEL, 6, 0xAD, 0xAE, 0, 15, "Granite Rapids", R_NO_DROP },
-  { V_INTEL, 6, 0x57, 0x57, 0, 15, "Knights Landing", R_BEST },
-  { V_INTEL, 6, 0x85, 0x85, 0, 15, "Knights Mill", R_BEST },
-  { V_INTEL, 6, 0x2A, 0x2A, 0, 15, "Sandy Bridge", R_BEST },
-  { V_INTEL, 6, 0x2D, 0x2D, 0, 15, "Sandy Bridge-E", R_BEST },
-  { V_INTEL, 6, 0x3A, 0x3A, 0, 15, "Ivy Bridge", R_BEST },
-  { V_INTEL, 6, 0x3E, 0x3E, 0, 15, "Ivy Bridge-E", R_BEST },
-  { V_INTEL, 6, 0x3C, 0x3C, 0, 15, "Haswell", R_BEST },
-  { V_INTEL, 6, 0x3F, 0x3F, 0, 15, "Haswell-E", R_BEST },
-  { V_INTEL, 6, 0x45, 0x46, 0, 15, "Haswell", R_BEST },
-  { V_INTEL, 6, 0x3D, 0x3D, 0, 15, "Broadwell", R_BEST },
-  { V_INTEL, 6, 0x47, 0x47, 0, 15, "Broadwell", R_BEST },
-  { V_INTEL, 6, 0x4F, 0x4F, 0, 15, "Broadwell-E", R_BEST },
-  { V_INTEL, 6, 0x56, 0x56, 0, 15, "Broadwell-D", R_BEST },
-  { V_INTEL, 6, 0x4E, 0x4E, 0, 15, "Skylake", R_BEST },
-  { V_INTEL, 6, 0x5E, 0x5E, 0, 15, "Skylake", R_BEST },
-  { V_INTEL, 6, 0x8E, 0x8E, 0, 15, "Kaby/Coffee/Whiskey Lake", R_BEST },
-  { V_INTEL, 6, 0x9E, 0x9E, 0, 15, "Kaby/Coffee Lake", R_BEST },
-  { V_INTEL, 6, 0xA5, 0xA6, 0, 15, "Comet Lake", R_BEST },
-  { V_INTEL, 6, 0x97, 0x97, 0, 15, "Alder Lake", R_BEST },
-  { V_INTEL, 6, 0x9A, 0x9A, 0, 15, "Alder Lake", R_BEST },
-  { V_INTEL, 6, 0xB7, 0xB7, 0, 15, "Raptor Lake", R_BEST },
-  { V_INTEL, 6, 0xBA, 0xBA, 0, 15, "Raptor Lake", R_BEST },
-  { V_INTEL, 6, 0xBF, 0xBF, 0, 15, "Raptor Lake", R_BEST },
-  { V_INTEL, 6, 0xAA, 0xAC, 0, 15, "Meteor Lake", R_BEST },
-  { V_AMD, 0x17, 0x00, 0x2F, 0, 15, "Zen/Zen+", R_BEST },
-  { V_AMD, 0x17, 0x30, 0xFF, 0, 15, "Zen 2", R_BEST },
-  { V_AMD, 0x19, 0x10, 0x1F, 0, 15, "Zen 4", R_NO_DROP },
-  { V_AMD, 0x19, 0x60, 0x7F, 0, 15, "Zen 4", R_NO_DROP },
-  { V_AMD, 0x19, 0xA0, 0xAF, 0, 15, "Zen 4", R_NO_DROP },
-  { V_AMD, 0x19, 0x00, 0xFF, 0, 15, "Zen 3", R_BEST },
-  { V_AMD, 0x1A, 0x00, 0xFF, 0, 15, "Zen 5", R_NO_DROP },
+  { V_INTEL, 6, 0x55, 0x55, 0, 4, "Skylake-SP/X", R_LICENCE_SEVERE, S_VENDOR },
+  { V_INTEL, 6, 0x55, 0x55, 5, 7, "Cascade Lake", R_LICENCE_SEVERE, S_VENDOR },
+  { V_INTEL, 6, 0x55, 0x55, 10, 11, "Cooper Lake", R_LICENCE_SEVERE, S_VENDOR },
+  { V_INTEL, 6, 0x55, 0x55, 0, 15, "Skylake-SP family (unlisted stepping)", R_LICENCE_SEVERE, S_VENDOR },
+  { V_INTEL, 6, 0x66, 0x66, 0, 15, "Cannon Lake", R_LICENCE_MILD, S_VENDOR },
+  { V_INTEL, 6, 0x6A, 0x6A, 0, 15, "Ice Lake-SP", R_LICENCE_MILD, S_VENDOR },
+  { V_INTEL, 6, 0x6C, 0x6C, 0, 15, "Ice Lake-D", R_LICENCE_MILD, S_VENDOR },
+  { V_INTEL, 6, 0x7D, 0x7E, 0, 15, "Ice Lake", R_LICENCE_MILD, S_VENDOR },
+  { V_INTEL, 6, 0x8C, 0x8D, 0, 15, "Tiger Lake", R_LICENCE_MILD, S_VENDOR },
+  { V_INTEL, 6, 0xA7, 0xA7, 0, 15, "Rocket Lake", R_LICENCE_MILD, S_VENDOR },
+  { V_INTEL, 6, 0x8F, 0x8F, 0, 15, "Sapphire Rapids", R_NO_DROP, S_VENDOR },
+  { V_INTEL, 6, 0xCF, 0xCF, 0, 15, "Emerald Rapids", R_NO_DROP, S_VENDOR },
+  { V_INTEL, 6, 0xAD, 0xAE, 0, 15, "Granite Rapids", R_NO_DROP, S_VENDOR },
+  { V_INTEL, 6, 0x57, 0x57, 0, 15, "Knights Landing", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0x85, 0x85, 0, 15, "Knights Mill", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0x2A, 0x2A, 0, 15, "Sandy Bridge", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0x2D, 0x2D, 0, 15, "Sandy Bridge-E", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0x3A, 0x3A, 0, 15, "Ivy Bridge", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0x3E, 0x3E, 0, 15, "Ivy Bridge-E", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0x3C, 0x3C, 0, 15, "Haswell", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0x3F, 0x3F, 0, 15, "Haswell-E", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0x45, 0x46, 0, 15, "Haswell", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0x3D, 0x3D, 0, 15, "Broadwell", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0x47, 0x47, 0, 15, "Broadwell", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0x4F, 0x4F, 0, 15, "Broadwell-E", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0x56, 0x56, 0, 15, "Broadwell-D", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0x4E, 0x4E, 0, 15, "Skylake", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0x5E, 0x5E, 0, 15, "Skylake", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0x8E, 0x8E, 0, 15, "Kaby/Coffee/Whiskey Lake", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0x9E, 0x9E, 0, 15, "Kaby/Coffee Lake", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0xA5, 0xA6, 0, 15, "Comet Lake", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0x97, 0x97, 0, 15, "Alder Lake", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0x9A, 0x9A, 0, 15, "Alder Lake", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0xB7, 0xB7, 0, 15, "Raptor Lake", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0xBA, 0xBA, 0, 15, "Raptor Lake", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0xBF, 0xBF, 0, 15, "Raptor Lake", R_BEST, S_VENDOR },
+  { V_INTEL, 6, 0xAA, 0xAC, 0, 15, "Meteor Lake", R_BEST, S_VENDOR },
+  { V_AMD, 0x17, 0x00, 0x2F, 0, 15, "Zen/Zen+", R_BEST, S_VENDOR },
+  { V_AMD, 0x17, 0x30, 0xFF, 0, 15, "Zen 2", R_BEST, S_VENDOR },
+  { V_AMD, 0x19, 0x10, 0x1F, 0, 15, "Zen 4", R_NO_DROP, S_VENDOR },
+  { V_AMD, 0x19, 0x60, 0x7F, 0, 15, "Zen 4", R_NO_DROP, S_VENDOR },
+  { V_AMD, 0x19, 0xA0, 0xAF, 0, 15, "Zen 4", R_NO_DROP, S_VENDOR },
+  { V_AMD, 0x19, 0x00, 0xFF, 0, 15, "Zen 3", R_BEST, S_VENDOR },
+  { V_AMD, 0x1A, 0x00, 0xFF, 0, 15, "Zen 5", R_NO_DROP, S_FSRM_TO_L2 },
 };
 
 static const cpu_row *find_row(const avxbuf_cpu *cpu)
@@ -123,23 +128,39 @@ static const char *limit_text(const avxbuf_cpu *cpu)
   return "it reports no AVX-512";
 }
 
-/* Thresholds, from measurement where we have it (bench/kernels.lua; README,
- * "Kernel sweep") and glibc's choices where we do not.
- * - rep movsb: glibc starts at 2048 x (vector size / 16), 2112 with FSRM, on
- *   Intel; on AMD it leaves rep movsb effectively unused, and on Zen 3 we
- *   measured it at 0.90-1.00x of the AVX2 loop at every size: never.
- * - rep stosb: glibc's 2048 with ERMS on Intel. On Zen 3 the AVX2 loop beat
- *   rep stosb by 1.05-1.6x from 2 KiB to 1 MiB and tied beyond: never on AMD.
+/* Thresholds, from measurement where we have it (docs/benchmarks.md) and
+ * glibc's choices where we do not (docs/policy.md has the table).
+ * - rep movsb, Intel with ERMS: glibc's 2048 x (vector size / 16), 2112
+ *   with FSRM, with no end. AMD: never by default (on the Zen 3 VM it ran
+ *   at 0.90-1.00x of the AVX2 loop, and 10-21x slower than it when dst - src
+ *   is 1..63 past a multiple of 4096). Zen 5 with FSRM: from 32 KiB to the
+ *   L2 size (the Zen 5 VM's C sweeps: glibc's rep movsb 111-145 GB/s against
+ *   ~84 for every vector loop from 32 KiB to 512 KiB, level at 1 MiB, its
+ *   L2, and behind them below 32 KiB; glibc too stops at the L2 there).
+ * - rep stosb: glibc's 2048 with ERMS on Intel. Never on AMD: the vector
+ *   loops beat it by 1.05-1.6x from 2 KiB to 1 MiB on the Zen 3 VM, and
+ *   by 1.2-1.8x from 4 KiB to 512 KiB on the Zen 5 VM.
  * - non-temporal: from half the last-level cache for copies, whose source
  *   and destination together then exceed it (Zen 3, 32 MiB L3: streaming lost
- *   at 8 MiB, 0.97x, and won from 16 MiB, 1.65x); dispatch doubles it for
- *   zero and fill, which touch half the memory per byte. */
-static void thresholds(const avxbuf_cpu *cpu, avxbuf_defaults *out)
+ *   at 8 MiB, 0.97x, and won from 16 MiB, 1.65x; Zen 5 VM with its L3 read
+ *   as 32 MiB: lost at 8 MiB, 0.79x, won at 16 MiB, 1.3x); dispatch doubles
+ *   it for zero and fill, which touch half the memory per byte. */
+static void thresholds(const avxbuf_cpu *cpu, const cpu_row *row, avxbuf_defaults *out)
 {
   int intel_erms = cpu->has[F_ERMS] && cpu->vendor_id != V_AMD;
   long long vec = avxbuf_level_width(out->use_avx);
-  out->rep_movsb_threshold = !intel_erms ? 0 : cpu->has[F_FSRM] ? 2112 : 2048 * (vec / 16);
-  out->rep_stosb_threshold = intel_erms ? 2048 : 0;
+  if (row && row->strings == S_FSRM_TO_L2 && cpu->has[F_FSRM] && cpu->l2) {
+    out->rep_movsb_threshold = 32 << 10;
+    out->rep_movsb_stop_threshold = (long long)cpu->l2;
+    out->rep_stosb_threshold = 0;
+    out->thresholds_source = "measured on the Zen 5 VM (docs/policy.md): rep movsb from 32 KiB to the L2 size";
+  } else if (intel_erms) {
+    out->rep_movsb_threshold = cpu->has[F_FSRM] ? 2112 : 2048 * (vec / 16);
+    out->rep_stosb_threshold = 2048;
+    out->thresholds_source = "glibc sysdeps/x86/dl-cacheinfo.h (rep_movsb_threshold, rep_stosb_threshold)";
+  } else {
+    out->thresholds_source = "measured on the Zen 3 VM (docs/policy.md): the vector loops beat rep movsb and rep stosb";
+  }
   size_t llc = cpu->l3 ? cpu->l3 : cpu->l2;
   out->nontemporal_threshold = llc ? (long long)(llc / 2) : 4 << 20;
 }
@@ -168,7 +189,7 @@ void avxbuf_policy(const avxbuf_cpu *cpu, avxbuf_defaults *out)
   out->uarch = row ? row->uarch : "unknown";
   out->rule = rule->name;
   out->source = rule->source;
-  thresholds(cpu, out);
+  thresholds(cpu, row, out);
 
   const char *vendor = cpu->vendor_id == V_INTEL ? "Intel"
                      : cpu->vendor_id == V_AMD ? "AMD" : cpu->vendor;

@@ -10,7 +10,8 @@ typedef struct avxbuf_defaults {
   int use_avx;                 /* 0..3 */
   int vector_zeroing;          /* 0/1 */
   long long avx3_threshold;    /* bytes */
-  long long rep_movsb_threshold, rep_stosb_threshold, nontemporal_threshold;
+  long long rep_movsb_threshold, rep_movsb_stop_threshold, rep_stosb_threshold, nontemporal_threshold;
+  const char *thresholds_source;   /* where the string-instruction thresholds come from */
   const char *uarch;           /* "Cascade Lake", ... or "unknown" */
   const char *rule;            /* the policy row that decided */
   const char *source;          /* where that row's evidence is */

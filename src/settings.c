@@ -8,6 +8,7 @@ const avxbuf_knob_info avxbuf_knobs[K_COUNT] = {
   [K_AVX3_THRESHOLD] = { "avx3_threshold", KT_BYTES },
   [K_VECTOR_ZEROING] = { "vector_zeroing", KT_BOOL },
   [K_REP_MOVSB_THRESHOLD] = { "rep_movsb_threshold", KT_BYTES },
+  [K_REP_MOVSB_STOP_THRESHOLD] = { "rep_movsb_stop_threshold", KT_BYTES },
   [K_REP_STOSB_THRESHOLD] = { "rep_stosb_threshold", KT_BYTES },
   [K_NONTEMPORAL_THRESHOLD] = { "nontemporal_threshold", KT_BYTES },
   [K_KERNEL] = { "kernel", KT_KERNEL },

@@ -29,7 +29,7 @@ if not pcall(ffi.typeof, "avxbuf_buffer") then
     typedef struct { const avxbuf_kernel *k, *k_nt; } avxbuf_family;
     typedef struct {
       avxbuf_family copy_narrow, copy_wide, fill_narrow, fill_wide;
-      size_t wide_from, rep_movsb_from, rep_stosb_from;
+      size_t wide_from, rep_movsb_from, rep_movsb_until, rep_stosb_from;
       size_t nontemporal_copy_from, nontemporal_fill_from;
       size_t copy_small_below, fill_small_below;
       const avxbuf_kernel *copy_small, *fill_small;
@@ -147,7 +147,9 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
     if n < tonumber(plan.copy_small_below) then return plan.copy_small end
     local f = n >= tonumber(plan.wide_from) and plan.copy_wide or plan.copy_narrow
     if n >= tonumber(plan.nontemporal_copy_from) and ov == OV_NONE then return f.k_nt end
-    if n >= tonumber(plan.rep_movsb_from) and ov ~= OV_BACKWARD then return rep_movsb end
+    if n >= tonumber(plan.rep_movsb_from) and n < tonumber(plan.rep_movsb_until) and ov ~= OV_BACKWARD then
+      return rep_movsb
+    end
     return f.k
   end
   local function pick_fill(n)

@@ -1,0 +1,113 @@
+-- What the policy picks on another machine, judged by that machine's own C
+-- sweeps (build/bench/csweep --json, run there): for every cell from 256 B,
+-- the kernel avxbuf.decide{leaves = its CPUID dump} picks at that size, its
+-- GB/s in the sweeps (median over the runs), against the best row of the
+-- cell (any kernel, or the C library; the sweep's "default" row, the plan of
+-- the build that made it, is reported beside). No timing is taken here.
+--   lua5.4 bench/plancheck.lua --dump CPUID.txt [--xcr0 N] [--rep-movsb-as ROW:FROM:TO] SWEEP.json...
+-- A sweep made before the rep_movsb kernel had a row of its own has no
+-- figures for it: --rep-movsb-as libc:2112:1048576 reads them from the C
+-- library's row where glibc itself ran rep movsb (its rep_movsb_threshold and
+-- rep_movsb_stop_threshold there, from ld.so --list-diagnostics); other such
+-- cells are counted as unjudged.
+package.path = "lua/?.lua;bench/lib/?.lua;" .. package.path
+package.cpath = "build/?.so;" .. package.cpath
+local argparse = require "argparse"
+local cjson = require "cjson"
+local avxbuf = require "avxbuf"
+local bench = require "harness"
+
+local parser = argparse("plancheck.lua", "the policy's picks for a recorded machine against its sweeps")
+parser:option("--dump", "that machine's CPUID dump (cpuid -r)"):count(1)
+parser:option("--xcr0", "its XCR0", "0xE7")
+parser:option("--rep-movsb-as", "ROW:FROM:TO: rep_movsb's figures from this row at sizes FROM <= n < TO")
+parser:option("--from", "smallest size judged", "256")
+parser:argument("sweeps", "csweep --json files from that machine"):args("+")
+local args = parser:parse()
+
+local function read(path)
+  local f = assert(io.open(path, "rb"))
+  local text = f:read("*a")
+  f:close()
+  return text
+end
+
+-- `cpuid -r` as decide{} takes it: leaves[leaf][subleaf] = {eax, ebx, ecx, edx} (first CPU).
+local leaves = {}
+for line in read(args.dump):gmatch("[^\n]+") do
+  if line:match("^CPU %d+:") and next(leaves) then break end
+  local leaf, sub, a, b, c, d = line:match("(0x%x+) (0x%x+): eax=(0x%x+) ebx=(0x%x+) ecx=(0x%x+) edx=(0x%x+)")
+  if leaf then
+    leaf, sub = tonumber(leaf), tonumber(sub)
+    leaves[leaf] = leaves[leaf] or {}
+    leaves[leaf][sub] = { tonumber(a), tonumber(b), tonumber(c), tonumber(d) }
+  end
+end
+local decision = avxbuf.decide { leaves = leaves, xcr0 = math.tointeger(tonumber(args.xcr0)) }
+
+local function picked(op, n)
+  local k
+  for _, p in ipairs(decision.picks[op]) do if n >= p.from then k = p.kernel end end
+  return k
+end
+
+local as_row, as_from, as_to
+if args.rep_movsb_as then
+  as_row, as_from, as_to = args.rep_movsb_as:match("^([%w_]+):(%d+):(%d+)$")
+  assert(as_row, "--rep-movsb-as takes ROW:FROM:TO")
+  as_from, as_to = tonumber(as_from), tonumber(as_to)
+end
+
+-- Cells by key, each row's GB/s over the runs.
+local cells, order = {}, {}
+for _, path in ipairs(args.sweeps) do
+  for _, c in ipairs(cjson.decode(read(path)).cells) do
+    local key = string.format("%s %d %d/%d %d", c.op, c.size, c.dst_offset, c.src_offset, c.distance_mod_4096)
+    if not cells[key] then cells[key] = { cell = c, rows = {} }; order[#order + 1] = key end
+    for name, r in pairs(c.rows) do
+      local t = cells[key].rows[name] or {}
+      t[#t + 1] = r.gbs
+      cells[key].rows[name] = t
+    end
+  end
+end
+
+local judged, below, below_libc, unjudged, was_below = 0, {}, 0, 0, 0
+for _, key in ipairs(order) do
+  local c, rows = cells[key].cell, cells[key].rows
+  if c.size >= tonumber(args.from) then
+    -- The best of the kernels' rows and the C library's; the sweep's default
+    -- row is the old plan (dispatching to those same kernels), not a kernel.
+    local med, best, best_name = {}, 0, nil
+    for name, v in pairs(rows) do
+      med[name] = bench.median(v)
+      if name ~= "default" and med[name] > best then best, best_name = med[name], name end
+    end
+    local k = picked(c.op, c.size)
+    local row = k
+    if k == "rep_movsb" and as_row and c.size >= as_from and c.size < as_to then row = as_row end
+    if not med[row] then
+      unjudged = unjudged + 1
+    else
+      judged = judged + 1
+      local ratio = med[row] / best
+      if ratio < 0.95 then below[#below + 1] = { key = key, kernel = k, ratio = ratio, best = best_name } end
+      if med[row] < med.libc then below_libc = below_libc + 1 end
+      if med.default and med.default / best < 0.95 then was_below = was_below + 1 end
+    end
+  end
+end
+
+print(string.format("# %s\n# picks for that CPU: %s", decision.reason, decision.thresholds_source or ""))
+for _, op in ipairs { "copy", "fill", "find" } do
+  local t = {}
+  for _, p in ipairs(decision.picks[op]) do t[#t + 1] = string.format("%s from %d", p.kernel, p.from) end
+  print(string.format("#   %-5s %s", op, table.concat(t, ", ")))
+end
+table.sort(below, function(a, b) return a.ratio < b.ratio end)
+for _, b in ipairs(below) do
+  print(string.format("%-28s %-12s %.2fx the best row (%s)", b.key, b.kernel, b.ratio, b.best))
+end
+print(string.format("cells from %s B: %d judged, %d unjudged (no row for the kernel picked); "
+  .. "below 0.95x the best row: %d (%.1f%%), below the C library: %d; the sweep's own default row: %d below 0.95x",
+  args.from, judged, unjudged, #below, 100 * #below / math.max(judged, 1), below_libc, was_below))
