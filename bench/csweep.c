@@ -6,6 +6,9 @@
  *
  *   build/bench/csweep [--quick] [--json FILE]
  *
+ * Rows: the default dispatch, every vector kernel, the string instructions
+ * ("rep": rep movsb for copies, rep stosb for zero and fill) where ERMS has
+ * them, the C library.
  * Cells: copy, zero and fill at sizes from 16 B to 64 MiB with both ends
  * 64-byte aligned (and find, of a 16-byte needle at the end of the
  * haystack, against memmem); copies of 256 B to 1 MiB at every pair of destination and
@@ -26,6 +29,7 @@
 typedef struct timed {
   const char *name;
   const avxbuf_kernel *k;   /* NULL: the default dispatch; &libc_direct: the C library */
+  const avxbuf_kernel *fill_k;   /* for zero and fill, where it differs (the rep row) */
 } timed;
 
 static avxbuf_state state;
@@ -55,7 +59,7 @@ static void run(const timed *t, int op, unsigned char *d, const unsigned char *s
     if (op == OP_COPY) avxbuf_copy(&state.plan, d, s, n, OV_NONE);
     else avxbuf_fill(&state.plan, d, op == OP_ZERO ? 0 : 0x5A, n);
   } else {
-    if (op == OP_COPY) t->k->copy(d, s, n); else t->k->fill(d, op == OP_ZERO ? 0 : 0x5A, n);
+    if (op == OP_COPY) t->k->copy(d, s, n); else (t->fill_k ? t->fill_k : t->k)->fill(d, op == OP_ZERO ? 0 : 0x5A, n);
   }
 }
 
@@ -162,16 +166,20 @@ int main(int argc, char **argv)
   min_time = quick ? 20e-6 : 50e-6;
   avxbuf_state_init(&state, getenv("AVXBUF_OPTIONS"), warn_stderr, NULL);
 
-  rows[nrows++] = (timed){ "default", NULL };
+  rows[nrows++] = (timed){ "default", NULL, NULL };
   for (int i = 0; avxbuf_kernel_list[i]; i++) {
     const avxbuf_kernel *k = avxbuf_kernel_list[i];
     if (k->vector_bits > 0 && avxbuf_kernel_available(k) && nrows < MAX_TIMED - 1) {
       if (!strcmp(k->name, "sse2")) sse2_row = nrows;
-      rows[nrows++] = (timed){ k->name, k };
+      rows[nrows++] = (timed){ k->name, k, NULL };
     }
   }
+  /* The string instructions: rep movsb for copies, rep stosb for zero and
+   * fill (their find is the C library's). */
+  if (avxbuf_kernel_available(&avxbuf_k_rep_movsb) && avxbuf_k_rep_movsb.copy != avxbuf_k_libc.copy)
+    rows[nrows++] = (timed){ "rep", &avxbuf_k_rep_movsb, &avxbuf_k_rep_stosb };
   libc_row = nrows;
-  rows[nrows++] = (timed){ "libc", &libc_direct };
+  rows[nrows++] = (timed){ "libc", &libc_direct, NULL };
 
   static cell cells[4096];
   int ncells = 0;

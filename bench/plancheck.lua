@@ -1,10 +1,13 @@
--- What the policy picks on another machine, judged by that machine's own C
--- sweeps (build/bench/csweep --json, run there): for every cell from 256 B,
--- the kernel avxbuf.decide{leaves = its CPUID dump} picks at that size, its
--- GB/s in the sweeps (median over the runs), against the best row of the
--- cell (any kernel, or the C library; the sweep's "default" row, the plan of
--- the build that made it, is reported beside). No timing is taken here.
+-- The default judged by C sweeps (build/bench/csweep --json): for every cell
+-- from 256 B, the default's GB/s (median over the runs) against the best
+-- row of the cell (any kernel, the string instructions, or the C library),
+-- and against the C library. No timing is taken here.
+--   lua5.4 bench/plancheck.lua SWEEP.json...
+-- judges the sweeps' own "default" row (make check-default: this machine);
 --   lua5.4 bench/plancheck.lua --dump CPUID.txt [--xcr0 N] [--rep-movsb-as ROW:FROM:TO] SWEEP.json...
+-- judges what this avxbuf's policy picks for the machine of that CPUID dump
+-- (avxbuf.decide{leaves}.picks), by that machine's own sweeps, with each
+-- pick's figures from its kernel's row.
 -- A sweep made before the rep_movsb kernel had a row of its own has no
 -- figures for it: --rep-movsb-as libc:2112:1048576 reads them from the C
 -- library's row where glibc itself ran rep movsb (its rep_movsb_threshold and
@@ -18,7 +21,7 @@ local avxbuf = require "avxbuf"
 local bench = require "harness"
 
 local parser = argparse("plancheck.lua", "the policy's picks for a recorded machine against its sweeps")
-parser:option("--dump", "that machine's CPUID dump (cpuid -r)"):count(1)
+parser:option("--dump", "judge the picks for the machine of this CPUID dump (cpuid -r)")
 parser:option("--xcr0", "its XCR0", "0xE7")
 parser:option("--rep-movsb-as", "ROW:FROM:TO: rep_movsb's figures from this row at sizes FROM <= n < TO")
 parser:option("--from", "smallest size judged", "256")
@@ -34,7 +37,7 @@ end
 
 -- `cpuid -r` as decide{} takes it: leaves[leaf][subleaf] = {eax, ebx, ecx, edx} (first CPU).
 local leaves = {}
-for line in read(args.dump):gmatch("[^\n]+") do
+for line in (args.dump and read(args.dump) or ""):gmatch("[^\n]+") do
   if line:match("^CPU %d+:") and next(leaves) then break end
   local leaf, sub, a, b, c, d = line:match("(0x%x+) (0x%x+): eax=(0x%x+) ebx=(0x%x+) ecx=(0x%x+) edx=(0x%x+)")
   if leaf then
@@ -43,9 +46,11 @@ for line in read(args.dump):gmatch("[^\n]+") do
     leaves[leaf][sub] = { tonumber(a), tonumber(b), tonumber(c), tonumber(d) }
   end
 end
-local decision = avxbuf.decide { leaves = leaves, xcr0 = math.tointeger(tonumber(args.xcr0)) }
+local decision = args.dump and avxbuf.decide { leaves = leaves, xcr0 = math.tointeger(tonumber(args.xcr0)) }
 
+-- The row that stands for the default in a cell.
 local function picked(op, n)
+  if not decision then return "default" end
   local k
   for _, p in ipairs(decision.picks[op]) do if n >= p.from then k = p.kernel end end
   return k
@@ -72,7 +77,7 @@ for _, path in ipairs(args.sweeps) do
   end
 end
 
-local judged, below, below_libc, unjudged, was_below = 0, {}, 0, 0, 0
+local judged, below, below_libc, unjudged, was_below, below_90 = 0, {}, 0, 0, 0, 0
 for _, key in ipairs(order) do
   local c, rows = cells[key].cell, cells[key].rows
   if c.size >= tonumber(args.from) then
@@ -85,6 +90,7 @@ for _, key in ipairs(order) do
     end
     local k = picked(c.op, c.size)
     local row = k
+    if (k == "rep_movsb" or k == "rep_stosb") and med.rep then row = "rep" end   -- the sweep's row for both
     if k == "rep_movsb" and as_row and c.size >= as_from and c.size < as_to then row = as_row end
     if not med[row] then
       unjudged = unjudged + 1
@@ -92,22 +98,31 @@ for _, key in ipairs(order) do
       judged = judged + 1
       local ratio = med[row] / best
       if ratio < 0.95 then below[#below + 1] = { key = key, kernel = k, ratio = ratio, best = best_name } end
-      if med[row] < med.libc then below_libc = below_libc + 1 end
+      if ratio < 0.90 then below_90 = below_90 + 1 end
+      if med[row] < 0.98 * med.libc then below_libc = below_libc + 1 end
       if med.default and med.default / best < 0.95 then was_below = was_below + 1 end
     end
   end
 end
 
-print(string.format("# %s\n# picks for that CPU: %s", decision.reason, decision.thresholds_source or ""))
-for _, op in ipairs { "copy", "fill", "find" } do
-  local t = {}
-  for _, p in ipairs(decision.picks[op]) do t[#t + 1] = string.format("%s from %d", p.kernel, p.from) end
-  print(string.format("#   %-5s %s", op, table.concat(t, ", ")))
+if decision then
+  print(string.format("# %s\n# picks for that CPU (%s):", decision.reason, decision.thresholds_source or ""))
+  for _, op in ipairs { "copy", "fill", "find" } do
+    local t = {}
+    for _, p in ipairs(decision.picks[op]) do t[#t + 1] = string.format("%s from %d", p.kernel, p.from) end
+    print(string.format("#   %-5s %s", op, table.concat(t, ", ")))
+  end
 end
 table.sort(below, function(a, b) return a.ratio < b.ratio end)
 for _, b in ipairs(below) do
   print(string.format("%-28s %-12s %.2fx the best row (%s)", b.key, b.kernel, b.ratio, b.best))
 end
-print(string.format("cells from %s B: %d judged, %d unjudged (no row for the kernel picked); "
-  .. "below 0.95x the best row: %d (%.1f%%), below the C library: %d; the sweep's own default row: %d below 0.95x",
-  args.from, judged, unjudged, #below, 100 * #below / math.max(judged, 1), below_libc, was_below))
+local n = math.max(judged, 1)
+print(string.format("cells from %s B: %d judged%s; below 0.90x the best row: %d; below 0.95x: %d (%.1f%%); "
+  .. "at or above 0.98x the C library: %d (%.1f%%)%s", args.from, judged,
+  unjudged > 0 and string.format(", %d unjudged (no row for the kernel picked)", unjudged) or "",
+  below_90, #below, 100 * #below / n, judged - below_libc, 100 * (judged - below_libc) / n,
+  decision and string.format("; the sweeps' own default row: %d below 0.95x", was_below) or ""))
+local met = below_90 == 0 and #below <= 0.05 * judged and judged - below_libc >= 0.95 * judged
+print(string.format("target (none below 0.90x, at most 5%% below 0.95x, at least 95%% at 0.98x libc or above): %s",
+                    met and "met" or "not met"))

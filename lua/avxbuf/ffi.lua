@@ -18,7 +18,7 @@ local ffi = require "ffi"
 -- avxbuf_plan); checked against avxbuf itself at load.
 if not pcall(ffi.typeof, "avxbuf_buffer") then
   ffi.cdef [[
-    typedef struct { uintptr_t cookie; int64_t len; unsigned char *data; int64_t cap; uint32_t gen; } avxbuf_buffer;
+    typedef struct { uintptr_t cookie; int64_t len; unsigned char *data; int64_t cap; int32_t gen; } avxbuf_buffer;
     typedef void (*avxbuf_copy_fn)(void *dst, const void *src, size_t n);
     typedef void (*avxbuf_fill_fn)(void *dst, int byte, size_t n);
     typedef struct {
@@ -96,11 +96,15 @@ end
 
 local function inline_copy(d, s, n, a, ga, b, gb)   -- disjoint or the same memory
   local w = width(n)
-  local k = n - w
-  local d2, s2 = d + k, s + k
+  if n == w then
+    if not unchanged(a, ga, b, gb) then return false end
+    fcopy(d, s, w)
+    return true
+  end
+  local d2, s2 = d + (n - w), s + (n - w)
   if not unchanged(a, ga, b, gb) then return false end
   fcopy(d, s, w)
-  if k > 0 then fcopy(d2, s2, w) end
+  fcopy(d2, s2, w)
   return true
 end
 local function inline_fill(d, byte, n, a, ga)
@@ -251,20 +255,25 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
     local p = as_buffer(v)
     return p and total + tonumber(p.len) or -1
   end
-  -- Piece v at offset at of b (whose generation was g, capacity cap and
-  -- length old then): the offset after it, or -1 when something changed.
-  local function put_piece(b, g, cap, at, v, old)
+  -- Piece v at offset at of b, whose generation was g, data `data`,
+  -- capacity cap and length old then: the offset after it, or -1 when
+  -- something changed (data stays valid while the generation does).
+  local function put_piece(b, g, data, cap, at, v, old)
     if at < 0 then return -1 end
-    local src, n, p, pg
     if type(v) == "string" then
-      src, n = cast(bytep, v), #v
-    else
-      p = cast(bufp, v)
-      pg = p.gen
-      if p == b then src, n, p = b.data, old, nil else src, n = p.data, tonumber(p.len) end
+      local n = #v
+      if not copy_bytes(data + at, cast(bytep, v), n, OV_NONE, b, g) then return -1 end
+      return at + n
     end
-    if at + n > cap then return -1 end   -- only when a piece grew since it was counted
-    if not copy_bytes(b.data + at, src, n, OV_NONE, b, g, p, pg) then return -1 end
+    local p = cast(bufp, v)
+    if p == b then
+      if not copy_bytes(data + at, data, old, OV_NONE, b, g) then return -1 end
+      return at + old
+    end
+    local pg = p.gen
+    local n = tonumber(p.len)
+    if at + n > cap then return -1 end   -- it grew since it was counted
+    if not copy_bytes(data + at, p.data, n, OV_NONE, b, g, p, pg) then return -1 end
     return at + n
   end
   local function fast_put(buf, n, v1, v2, v3, v4, v5, v6, v7, v8)
@@ -284,15 +293,15 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
     local cap = tonumber(b.cap)
     if total < 0 or total > cap then return false end
     -- Bytes past the length are nobody's: an interrupted put leaves no trace.
-    local at = old
-    if n >= 1 then at = put_piece(b, g, cap, at, v1, old) end
-    if n >= 2 then at = put_piece(b, g, cap, at, v2, old) end
-    if n >= 3 then at = put_piece(b, g, cap, at, v3, old) end
-    if n >= 4 then at = put_piece(b, g, cap, at, v4, old) end
-    if n >= 5 then at = put_piece(b, g, cap, at, v5, old) end
-    if n >= 6 then at = put_piece(b, g, cap, at, v6, old) end
-    if n >= 7 then at = put_piece(b, g, cap, at, v7, old) end
-    if n >= 8 then at = put_piece(b, g, cap, at, v8, old) end
+    local at, data = old, b.data
+    if n >= 1 then at = put_piece(b, g, data, cap, at, v1, old) end
+    if n >= 2 then at = put_piece(b, g, data, cap, at, v2, old) end
+    if n >= 3 then at = put_piece(b, g, data, cap, at, v3, old) end
+    if n >= 4 then at = put_piece(b, g, data, cap, at, v4, old) end
+    if n >= 5 then at = put_piece(b, g, data, cap, at, v5, old) end
+    if n >= 6 then at = put_piece(b, g, data, cap, at, v6, old) end
+    if n >= 7 then at = put_piece(b, g, data, cap, at, v7, old) end
+    if n >= 8 then at = put_piece(b, g, data, cap, at, v8, old) end
     if at ~= total or b.gen ~= g then return false end
     b.len = total
     b.gen = g + 1
