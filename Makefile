@@ -38,7 +38,7 @@ MODULES = $(NATIVE) $(BUILD)/emul/avxbuf.so $(BUILD)/emul/avxbuf/counters.so
 
 
 
-.PHONY: all modules native static deps deps-hardening test test-gc test-versions test-aarch64 test-i386 release-rockspec dist test-install bench sweep sanitize valgrind fuzz threads hardening lint audit clean
+.PHONY: all modules native static deps deps-hardening check-default test test-gc test-versions test-aarch64 test-i386 release-rockspec dist test-install bench sweep sanitize valgrind fuzz threads hardening lint audit clean
 
 # What the specs load besides the module: the C API test module (also built
 # for a future C API version), the two-state harness, the embedding host.
@@ -131,6 +131,18 @@ bench: deps
 sweep: deps
 	@$(MAKE) --no-print-directory all
 	$(LUA) bench/kernels.lua --json build/kernels.json --svg build/kernels.svg
+
+# Is the default the best this CPU has? The C sweep three times (the
+# default, every kernel, rep movsb/stosb and glibc, timed from C), judged by
+# bench/plancheck.lua cell by cell from 256 B against the best row, with the
+# same judgement of each kernel's own row beside it: the floor this
+# machine's noise sets.
+CHECK_RUNS = build/check/default-1.json build/check/default-2.json build/check/default-3.json
+check-default: deps
+	@$(MAKE) --no-print-directory native build/bench/csweep
+	@mkdir -p build/check
+	@for f in $(CHECK_RUNS); do echo "build/bench/csweep --json $$f"; build/bench/csweep --json $$f > $${f%.json}.txt || exit 1; done
+	$(LUA) bench/plancheck.lua $(CHECK_RUNS)
 
 # Foreign targets build against Debian's Lua 5.4 for that architecture,
 # unpacked (not installed) by tools/deps.sh into build/lua-ARCH, and link

@@ -25,6 +25,8 @@ parser:option("--dump", "judge the picks for the machine of this CPUID dump (cpu
 parser:option("--xcr0", "its XCR0", "0xE7")
 parser:option("--rep-movsb-as", "ROW:FROM:TO: rep_movsb's figures from this row at sizes FROM <= n < TO")
 parser:option("--from", "smallest size judged", "256")
+parser:option("--row", "judge this row instead of the default (a kernel row judged so shows the floor "
+              .. "the machine's noise sets: the best of many noisy rows beats any one of them)", "default")
 parser:argument("sweeps", "csweep --json files from that machine"):args("+")
 local args = parser:parse()
 
@@ -50,7 +52,7 @@ local decision = args.dump and avxbuf.decide { leaves = leaves, xcr0 = math.toin
 
 -- The row that stands for the default in a cell.
 local function picked(op, n)
-  if not decision then return "default" end
+  if not decision then return args.row end   -- (judge() passes it directly)
   local k
   for _, p in ipairs(decision.picks[op]) do if n >= p.from then k = p.kernel end end
   return k
@@ -77,33 +79,41 @@ for _, path in ipairs(args.sweeps) do
   end
 end
 
-local judged, below, below_libc, unjudged, was_below, below_90 = 0, {}, 0, 0, 0, 0
-for _, key in ipairs(order) do
-  local c, rows = cells[key].cell, cells[key].rows
-  if c.size >= tonumber(args.from) then
-    -- The best of the kernels' rows and the C library's; the sweep's default
-    -- row is the old plan (dispatching to those same kernels), not a kernel.
-    local med, best, best_name = {}, 0, nil
-    for name, v in pairs(rows) do
-      med[name] = bench.median(v)
-      if name ~= "default" and med[name] > best then best, best_name = med[name], name end
-    end
-    local k = picked(c.op, c.size)
-    local row = k
-    if (k == "rep_movsb" or k == "rep_stosb") and med.rep then row = "rep" end   -- the sweep's row for both
-    if k == "rep_movsb" and as_row and c.size >= as_from and c.size < as_to then row = as_row end
-    if not med[row] then
-      unjudged = unjudged + 1
-    else
-      judged = judged + 1
-      local ratio = med[row] / best
-      if ratio < 0.95 then below[#below + 1] = { key = key, kernel = k, ratio = ratio, best = best_name } end
-      if ratio < 0.90 then below_90 = below_90 + 1 end
-      if med[row] < 0.98 * med.libc then below_libc = below_libc + 1 end
-      if med.default and med.default / best < 0.95 then was_below = was_below + 1 end
+-- Judges the row that stands for `who` (a row name, or nil: the picks) in
+-- every cell: the best of the other rows (the sweep's default row is a plan
+-- dispatching to those same kernels, not a candidate) against it.
+local function judge(who)
+  local r = { judged = 0, below = {}, below_libc = 0, unjudged = 0, was_below = 0, below_90 = 0 }
+  for _, key in ipairs(order) do
+    local c, rows = cells[key].cell, cells[key].rows
+    if c.size >= tonumber(args.from) then
+      local med, best, best_name = {}, 0, nil
+      for name, v in pairs(rows) do
+        med[name] = bench.median(v)
+        if name ~= "default" and name ~= who and med[name] > best then best, best_name = med[name], name end
+      end
+      local k = who or picked(c.op, c.size)
+      local row = k
+      if (k == "rep_movsb" or k == "rep_stosb") and med.rep then row = "rep" end   -- the sweep's row for both
+      if k == "rep_movsb" and as_row and c.size >= as_from and c.size < as_to then row = as_row end
+      if not med[row] then
+        r.unjudged = r.unjudged + 1
+      else
+        r.judged = r.judged + 1
+        local ratio = med[row] / best
+        if ratio < 0.95 then r.below[#r.below + 1] = { key = key, kernel = k, ratio = ratio, best = best_name } end
+        if ratio < 0.90 then r.below_90 = r.below_90 + 1 end
+        if med[row] < 0.98 * med.libc then r.below_libc = r.below_libc + 1 end
+        if med.default and med.default / best < 0.95 then r.was_below = r.was_below + 1 end
+      end
     end
   end
+  return r
 end
+
+local res = judge(not decision and args.row or nil)
+local judged, below, below_libc, unjudged, was_below, below_90 =
+  res.judged, res.below, res.below_libc, res.unjudged, res.was_below, res.below_90
 
 if decision then
   print(string.format("# %s\n# picks for that CPU (%s):", decision.reason, decision.thresholds_source or ""))
@@ -126,3 +136,17 @@ print(string.format("cells from %s B: %d judged%s; below 0.90x the best row: %d;
 local met = below_90 == 0 and #below <= 0.05 * judged and judged - below_libc >= 0.95 * judged
 print(string.format("target (none below 0.90x, at most 5%% below 0.95x, at least 95%% at 0.98x libc or above): %s",
                     met and "met" or "not met"))
+
+-- The floor the noise sets: each kernel row judged the same way (the best
+-- of a dozen noisy rows beats any one of them in many cells).
+if not decision then
+  local counts = {}
+  for name in pairs(cells[order[1]].rows) do
+    if name ~= "default" and name ~= "libc" and name ~= "rep" and not name:find("_nt$") then
+      local r = judge(name)
+      counts[#counts + 1] = string.format("%s %d", name, #r.below)
+    end
+  end
+  table.sort(counts)
+  print("# the same judgement of each vector kernel's own row, cells below 0.95x: " .. table.concat(counts, ", "))
+end

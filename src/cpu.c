@@ -140,12 +140,12 @@ static void read_legacy_caches(const avxbuf_cpuid_source *src, uint32_t max_ext,
  * leaves, which other vendors may also fill. */
 static void detect_caches(const avxbuf_cpuid_source *src, uint32_t max_leaf, uint32_t max_ext, avxbuf_cpu *cpu)
 {
-  uint32_t r[4];
   int amd_like = cpu->vendor_id == V_AMD || !strcmp(cpu->vendor, "HygonGenuine");
   int leaf4 = !amd_like && (cpu->vendor_id == V_INTEL || !strcmp(cpu->vendor, "CentaurHauls")
                             || !strcmp(cpu->vendor, "  Shanghai  "));
   if (leaf4 && max_leaf >= 4 && read_caches(src, 4, "4", cpu)) return;
   if (amd_like && max_ext >= 0x8000001D) {
+    uint32_t r[4];
     query(src, 0x80000001, 0, r);
     if (((r[2] >> 22) & 1) && read_caches(src, 0x8000001D, "0x8000001D", cpu)) return;
   }

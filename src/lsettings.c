@@ -378,6 +378,7 @@ static int l_decide(lua_State *L)
   /* The kernels that decision picks there, by size (no knobs set). */
   avxbuf_machine there = { &cpu, d, 0 };
   avxbuf_state st;
+  memset(&st, 0, sizeof st);
   for (int k = 0; k < K_COUNT; k++) st.requested.v[k] = AVXBUF_UNSET;
   avxbuf_state_resolve_on(&st, &there);
   lua_createtable(L, 0, 4);
