@@ -136,13 +136,19 @@ sweep: deps
 # default, every kernel, rep movsb/stosb and glibc, timed from C), judged by
 # bench/plancheck.lua cell by cell from 256 B against the best row, with the
 # same judgement of each kernel's own row beside it: the floor this
-# machine's noise sets.
+# machine's noise sets. Then the same with what avxbuf.tune() finds here.
 CHECK_RUNS = build/check/default-1.json build/check/default-2.json build/check/default-3.json
+TUNED_RUNS = $(CHECK_RUNS:build/check/default-%=build/check/tuned-%)
 check-default: deps
 	@$(MAKE) --no-print-directory native build/bench/csweep
 	@mkdir -p build/check
 	@for f in $(CHECK_RUNS); do echo "build/bench/csweep --json $$f"; build/bench/csweep --json $$f > $${f%.json}.txt || exit 1; done
 	$(LUA) bench/plancheck.lua $(CHECK_RUNS)
+	$(LUA) bench/tune.lua --json build/check/tune.json | tee build/check/tune.txt
+	@opts=$$(sed -n 's/^AVXBUF_OPTIONS="\(.*\)"$$/\1/p' build/check/tune.txt); \
+	for f in $(TUNED_RUNS); do echo "AVXBUF_OPTIONS=$$opts build/bench/csweep --json $$f"; \
+	  AVXBUF_OPTIONS="$$opts" build/bench/csweep --json $$f > $${f%.json}.txt || exit 1; done
+	$(LUA) bench/plancheck.lua $(TUNED_RUNS)
 
 # Foreign targets build against Debian's Lua 5.4 for that architecture,
 # unpacked (not installed) by tools/deps.sh into build/lua-ARCH, and link

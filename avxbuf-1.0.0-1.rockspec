@@ -42,6 +42,7 @@ build = {
             "src/packfmt.c",
             "src/lio.c",
             "src/lsettings.c",
+            "src/lmeasure.c",
             "src/lcapi.c",
             "src/lluajit.c",
             "src/cpu.c",
@@ -62,7 +63,8 @@ build = {
          }
       },
       ["avxbuf.events"] = "lua/avxbuf/events.lua",
-      ["avxbuf.ffi"] = "lua/avxbuf/ffi.lua"
+      ["avxbuf.ffi"] = "lua/avxbuf/ffi.lua",
+      ["avxbuf.tune"] = "lua/avxbuf/tune.lua"
    },
    copy_directories = {
       "include"

@@ -27,7 +27,7 @@ build = {
     avxbuf = {
       sources = {
         "src/lavxbuf.c", "src/largs.c", "src/lbuffer.c", "src/linspect.c", "src/lpack.c", "src/packfmt.c",
-        "src/lio.c", "src/lsettings.c", "src/lcapi.c", "src/lluajit.c",
+        "src/lio.c", "src/lsettings.c", "src/lmeasure.c", "src/lcapi.c", "src/lluajit.c",
         "src/cpu.c", "src/policy.c", "src/settings.c", "src/dispatch.c",
         "src/kernels/sse2.c", "src/kernels/avx.c", "src/kernels/avx2.c",
         "src/kernels/avx512.c", "src/kernels/erms.c", "src/kernels/libc.c",
@@ -37,9 +37,10 @@ build = {
       libraries = { "pthread" },
     },
     ["avxbuf.counters"] = { sources = { "src/counters.c" } },
-    -- what the module needs at run time: the counters' event tables, the LuaJIT FFI path
+    -- what the module needs at run time: the counters' event tables, the LuaJIT FFI path, tune's decisions
     ["avxbuf.events"] = "lua/avxbuf/events.lua",
     ["avxbuf.ffi"] = "lua/avxbuf/ffi.lua",
+    ["avxbuf.tune"] = "lua/avxbuf/tune.lua",
   },
   -- the C API header, for modules built against this rock:
   -- $(luarocks show --rock-dir avxbuf)/include/avxbuf.h

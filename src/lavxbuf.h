@@ -7,6 +7,7 @@
  *   lpack.c     pack and unpack (the format parser: packfmt.c)
  *   lio.c       reading and writing files
  *   lsettings.c knobs, kernels, the CPU and the policy as Lua tables
+ *   lmeasure.c  kernels timed from C, and tune (lua/avxbuf/tune.lua decides)
  *   lcapi.c     the C API table of include/avxbuf.h
  *   lluajit.c   LuaJIT: hands copy/zero/fill to lua/avxbuf/ffi.lua */
 #ifndef AVXBUF_LAVXBUF_H
@@ -177,10 +178,11 @@ void avxbuf_reserve(lua_State *L, lmodule *m, buffer *b, size_t need, size_t kee
 void avxbuf_pace(lua_State *L, lmodule *m);
 extern const luaL_Reg avxbuf_buffer_funcs[], avxbuf_buffer_methods[], avxbuf_buffer_meta[];
 
-/* lsettings.c, linspect.c, lpack.c, lio.c */
+/* lsettings.c, linspect.c, lpack.c, lio.c, lmeasure.c */
 extern const luaL_Reg avxbuf_settings_funcs[];
 extern const luaL_Reg avxbuf_inspect_funcs[], avxbuf_inspect_methods[], avxbuf_inspect_meta[];
 extern const luaL_Reg avxbuf_pack_methods[], avxbuf_io_methods[];
+extern const luaL_Reg avxbuf_measure_funcs[];
 
 /* lcapi.c */
 void avxbuf_capi_init(avxbuf_api *api);

@@ -92,18 +92,30 @@ static void set_decision(lua_State *L, const avxbuf_defaults *d)
 
 static const char *const ops[] = { "copy", "zero", "fill", "find", NULL };
 
-/* avxbuf.kernel(op, n): the kernel an operation of n bytes uses now. */
+/* avxbuf.kernel(op, n [, which]): the kernel an operation of n bytes uses
+ * now; with which = "vector" or "streaming", the temporal or streaming
+ * kernel of the vector family the plan has for that size (what avxbuf.tune
+ * weighs the other candidates against). */
 static int l_kernel(lua_State *L)
 {
   int op = luaL_checkoption(L, 1, NULL, ops);
   lua_Integer n = luaL_checkinteger(L, 2);
   luaL_argcheck(L, n >= 0, 2, "size must not be negative");
+  static const char *const which_names[] = { "picked", "vector", "streaming", NULL };
+  int which = luaL_checkoption(L, 3, "picked", which_names);
   const avxbuf_plan *p = &STATE(L)->plan;
   /* On a 32-bit size_t, larger sizes are the largest one; below SIZE_MAX,
    * the plan's "never" (an operation cannot be that large anyway). */
   size_t size = (unsigned long long)n >= SIZE_MAX ? SIZE_MAX - 1 : (size_t)n;
-  const avxbuf_kernel *k = op == 0 ? avxbuf_pick_copy(p, size, OV_NONE)
-                         : op == 3 ? avxbuf_pick_find(p, size) : avxbuf_pick_fill(p, size);
+  const avxbuf_kernel *k;
+  if (which == 0) {
+    k = op == 0 ? avxbuf_pick_copy(p, size, OV_NONE) : op == 3 ? avxbuf_pick_find(p, size) : avxbuf_pick_fill(p, size);
+  } else {
+    int wide = size >= p->wide_from;
+    const avxbuf_family *f = op == 0 || op == 3 ? (wide ? &p->copy_wide : &p->copy_narrow)
+                                                : (wide ? &p->fill_wide : &p->fill_narrow);
+    k = which == 1 ? f->k : f->k_nt;
+  }
   lua_pushstring(L, k->name);
   return 1;
 }

@@ -356,12 +356,12 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
   end
 
   -- The kernel names, with the moves done here.
-  avxbuf.kernel = function(op, n)
-    if whole(n) and n >= 0 and ((op == "copy" and ffi_copies(n, OV_NONE))
-                                or ((op == "zero" or op == "fill") and ffi_fills(n))) then
+  avxbuf.kernel = function(op, n, which)
+    if which == nil and whole(n) and n >= 0 and ((op == "copy" and ffi_copies(n, OV_NONE))
+                                                  or ((op == "zero" or op == "fill") and ffi_fills(n))) then
       return "ffi"
     end
-    local r = via_c(c_kernel, "kernel", op, n)
+    local r = via_c(c_kernel, "kernel", op, n, which)
     return r
   end
   avxbuf.kernels = function()

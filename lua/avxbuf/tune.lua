@@ -1,0 +1,248 @@
+-- avxbuf.tune([seconds]) -> settings, report, options
+-- Measures on the running machine, within a budget (default 1 s of CPU
+-- time), the crossovers the plan depends on, and moves a threshold only
+-- where the difference clears the noise measured in the same run:
+--   rep_movsb          the vector copy against rep movsb (ERMS), 2 KiB-4 MiB
+--   rep_stosb          the vector zero against rep stosb, 2 KiB-4 MiB
+--   avx3               32- against 64-byte vectors, where use_avx=3 is in force
+--   nontemporal        temporal against streaming copies, 1-64 MiB (and
+--                      zero, reported: it streams from twice the threshold)
+-- in that order (the large sizes last: what the budget cuts is theirs).
+-- Every candidate is timed from C (avxbuf.measure) in interleaved rounds
+-- against the plan's own vector kernel, which is also timed twice: the
+-- spread of those two is the noise. It never changes use_avx or
+-- max_vector_size, so it crosses no line the CPU policy draws, and it
+-- changes no setting: avxbuf.configure(settings) applies the result, and
+-- options is the same as an AVXBUF_OPTIONS string.
+local avxbuf = require "avxbuf"
+
+local KiB, MiB = 1024, 1024 * 1024
+local log, floor = math.log, math.floor
+
+local function median(t)
+  local s = {}
+  for i, v in ipairs(t) do s[i] = v end
+  table.sort(s)
+  local n = #s
+  return n % 2 == 1 and s[(n + 1) / 2] or (s[n / 2] + s[n / 2 + 1]) / 2
+end
+
+local function sizes(from, to)
+  local t, n = {}, from
+  while n <= to do t[#t + 1] = n; n = n * 2 end
+  return t
+end
+
+local function available(name)
+  for _, k in ipairs(avxbuf.kernels()) do
+    if k.name == name then return k.available end
+  end
+  return false
+end
+
+-- Whether the plan's vector family has a streaming kernel of its own.
+local function has_streaming()
+  return avxbuf.kernel("copy", MiB, "streaming") ~= avxbuf.kernel("copy", MiB, "vector")
+end
+
+local function fmt_size(n)
+  if n == 0 then return "never" end
+  if n >= MiB and n % MiB == 0 then return floor(n / MiB) .. " MiB" end
+  if n >= KiB and n % KiB == 0 then return floor(n / KiB) .. " KiB" end
+  return n .. " B"
+end
+
+-- One crossover: at each size, the plan's vector kernel (twice) and the
+-- candidate, interleaved. Per size: the candidate's verdict against the
+-- vector kernel: 1 faster beyond the noise, -1 slower beyond it, 0 neither.
+local function measure(c, deadline)
+  local rows = { sizes = {}, base = {}, cand = {}, verdict = {}, ratio = {} }
+  local aa = {}
+  for _, n in ipairs(c.sizes) do
+    if os.clock() > deadline then rows.cut = n; break end
+    local base = c.base or avxbuf.kernel(c.op, n, "vector")
+    local cand = c.candidate(n)
+    local r = avxbuf.measure { op = c.op, size = n, kernels = { base, base, cand }, rounds = c.rounds }
+    local d, win = {}, 0
+    for k = 1, c.rounds do
+      aa[#aa + 1] = log(r[2][k] / r[1][k])
+      local base_t = (r[1][k] + r[2][k]) / 2
+      d[k] = log(base_t / r[3][k])   -- above 0: the candidate is faster
+      if d[k] > 0 then win = win + 1 end
+    end
+    local i = #rows.sizes + 1
+    rows.sizes[i] = n
+    rows.base[i] = n / median(r[1]) / 1e9
+    rows.cand[i] = n / median(r[3]) / 1e9
+    rows.ratio[i] = math.exp(median(d))
+    rows.d, rows.win = rows.d or {}, rows.win or {}
+    rows.d[i], rows.win[i] = median(d), win / c.rounds
+    rows.kernels = rows.kernels or { base, cand }
+  end
+  -- the noise: the robust spread of the vector kernel against itself
+  local dev = {}
+  local m = #aa > 0 and median(aa) or 0
+  for i, v in ipairs(aa) do dev[i] = math.abs(v - m) end
+  rows.noise = #aa > 0 and 1.4826 * median(dev) or math.huge
+  rows.margin = math.max(0.03, 2 * rows.noise)
+  for i = 1, #rows.sizes do
+    local d, w = rows.d[i], rows.win[i]
+    rows.verdict[i] = (d > rows.margin and w >= 0.75) and 1 or (d < -rows.margin and w <= 0.25) and -1 or 0
+  end
+  return rows
+end
+
+-- The longest run of consecutive sizes where the candidate won, at least
+-- two long: first index, last index.
+local function winning_run(v)
+  local best_a, best_b, a = nil, nil, nil
+  for i = 1, #v + 1 do
+    if v[i] == 1 then
+      a = a or i
+    else
+      if a and i - 1 > a and (not best_a or i - a > best_b - best_a + 1) then best_a, best_b = a, i - 1 end
+      a = nil
+    end
+  end
+  return best_a, best_b
+end
+
+local function any(v, x, from)
+  for i = from or 1, #v do if v[i] == x then return true end end
+  return false
+end
+
+-- Each crossover: what it measures, and how its rows become settings.
+local CROSSOVERS = {
+  {
+    name = "rep_movsb", op = "copy", rounds = 7, sizes = sizes(2 * KiB, 4 * MiB), weight = 2,
+    applies = function(cfg) return available("rep_movsb") and cfg.kernel ~= "libc" end,
+    candidate = function() return "rep_movsb" end,
+    decide = function(r, cfg, set)
+      local a, b = winning_run(r.verdict)
+      if a then
+        set.rep_movsb_threshold = r.sizes[a]
+        set.rep_movsb_stop_threshold = b < #r.sizes and r.sizes[b + 1] or 0
+        return string.format("rep movsb faster from %s to %s", fmt_size(r.sizes[a]), fmt_size(r.sizes[b])),
+               "moved"
+      end
+      if cfg.rep_movsb_threshold > 0 and any(r.verdict, -1) and not any(r.verdict, 1) then
+        set.rep_movsb_threshold, set.rep_movsb_stop_threshold = 0, 0
+        return "rep movsb never faster, slower at some sizes: never", "moved"
+      end
+      return "no run of sizes where rep movsb is faster beyond the noise", "kept"
+    end,
+  },
+  {
+    name = "rep_stosb", op = "zero", rounds = 7, sizes = sizes(2 * KiB, 4 * MiB), weight = 2,
+    applies = function(cfg) return available("rep_stosb") and cfg.kernel ~= "libc" end,
+    candidate = function() return "rep_stosb" end,
+    decide = function(r, cfg, set)
+      local a, b = winning_run(r.verdict)
+      if a and b == #r.sizes then
+        set.rep_stosb_threshold = r.sizes[a]
+        return string.format("rep stosb faster from %s", fmt_size(r.sizes[a])), "moved"
+      elseif a then
+        return string.format("rep stosb faster only from %s to %s, which rep_stosb_threshold (no end) "
+                             .. "cannot say", fmt_size(r.sizes[a]), fmt_size(r.sizes[b])), "kept"
+      end
+      if cfg.rep_stosb_threshold > 0 and any(r.verdict, -1) and not any(r.verdict, 1) then
+        set.rep_stosb_threshold = 0
+        return "rep stosb never faster, slower at some sizes: never", "moved"
+      end
+      return "no run of sizes where rep stosb is faster beyond the noise", "kept"
+    end,
+  },
+  {
+    name = "avx3", op = "copy", rounds = 7, sizes = sizes(256, 64 * KiB), weight = 1,
+    applies = function(cfg) return cfg.use_avx == 3 and cfg.max_vector_size == 64 and available("avx512") end,
+    candidate = function() return "avx512" end,
+    -- against the 32-byte family, whatever avx3_threshold now is
+    base = "avx512_256",
+    decide = function(r, _, set)
+      for i = 1, #r.sizes do
+        if r.verdict[i] == 1 and not any(r.verdict, -1, i) then
+          set.avx3_threshold = r.sizes[i] == r.sizes[1] and 0 or r.sizes[i]
+          return string.format("64-byte vectors faster from %s", fmt_size(r.sizes[i])), "moved"
+        end
+      end
+      return "64-byte vectors never faster beyond the noise", "kept"
+    end,
+  },
+  {
+    name = "nontemporal", op = "copy", rounds = 5, sizes = sizes(1 * MiB, 64 * MiB), weight = 4,
+    applies = function(cfg) return cfg.kernel ~= "libc" and has_streaming() end,
+    candidate = function(n) return avxbuf.kernel("copy", n, "streaming") end,
+    decide = function(r, cfg, set)
+      -- the smallest size from which streaming wins and never loses above it
+      for i = 1, #r.sizes do
+        if r.verdict[i] == 1 and not any(r.verdict, -1, i) then
+          set.nontemporal_threshold = r.sizes[i]
+          return string.format("streaming faster from %s, never slower above it", fmt_size(r.sizes[i])), "moved"
+        end
+      end
+      local top = r.sizes[#r.sizes]
+      if top and not any(r.verdict, 1) and any(r.verdict, -1)
+         and cfg.nontemporal_threshold > 0 and cfg.nontemporal_threshold <= top then
+        set.nontemporal_threshold = 2 * top
+        return string.format("streaming never faster up to %s: from %s", fmt_size(top), fmt_size(2 * top)), "moved"
+      end
+      return "no size from which streaming is faster beyond the noise", "kept"
+    end,
+  },
+  {
+    name = "nontemporal_zero", op = "zero", rounds = 5, sizes = sizes(2 * MiB, 64 * MiB), weight = 3,
+    applies = function(cfg) return cfg.kernel ~= "libc" and has_streaming() end,
+    candidate = function(n) return avxbuf.kernel("zero", n, "streaming") end,
+    decide = function(r)
+      for i = 1, #r.sizes do
+        if r.verdict[i] == 1 and not any(r.verdict, -1, i) then
+          return string.format("streaming zero faster from %s (zero and fill stream from twice "
+                               .. "nontemporal_threshold: reported, not set)", fmt_size(r.sizes[i])), "reported"
+        end
+      end
+      return "no size from which streaming zero is faster beyond the noise (reported, not set)", "reported"
+    end,
+  },
+}
+
+return function(seconds)
+  if seconds == nil then seconds = 1 end
+  if type(seconds) ~= "number" or seconds ~= seconds or seconds <= 0 or seconds > 600 then
+    error("bad argument #1 to 'tune' (seconds must be a number in (0, 600])", 2)
+  end
+  local cfg = avxbuf.config()
+  local start = os.clock()
+  local deadline = start + seconds
+  local applicable = {}
+  for _, c in ipairs(CROSSOVERS) do if c.applies(cfg) then applicable[#applicable + 1] = c end end
+  local set, report = {}, {}
+  for i, c in ipairs(applicable) do
+    -- each crossover gets its share of what is left (the large sizes weigh more)
+    local weights = 0
+    for j = i, #applicable do weights = weights + applicable[j].weight end
+    local share = (deadline - os.clock()) * c.weight / weights
+    local rows = measure(c, os.clock() + share)
+    local entry = { name = c.name, op = c.op, sizes = rows.sizes, kernels = rows.kernels,
+                    gbs = { base = rows.base, candidate = rows.cand }, ratio = rows.ratio,
+                    verdict = rows.verdict, noise = rows.noise, margin = rows.margin }
+    if #rows.sizes == 0 then
+      entry.decision, entry.why = "kept", "not measured: the time budget ran out"
+    else
+      local why, decision = c.decide(rows, cfg, set)
+      entry.decision, entry.why = decision, why
+      if rows.cut then
+        entry.why = entry.why .. string.format(" (sizes from %s not measured: budget)", fmt_size(rows.cut))
+      end
+    end
+    report[#report + 1] = entry
+  end
+  local settings, names = {}, {}
+  for k, v in pairs(cfg) do settings[k] = v end
+  for k, v in pairs(set) do settings[k] = v; names[#names + 1] = k end
+  table.sort(names)
+  local opts = {}
+  for _, k in ipairs(names) do opts[#opts + 1] = k .. "=" .. floor(set[k]) end
+  report.seconds = os.clock() - start
+  return settings, report, table.concat(opts, ",")
+end

@@ -1,0 +1,82 @@
+-- avxbuf.measure (kernels timed from C) and avxbuf.tune (lua/avxbuf/tune.lua):
+-- their shape, their errors, and what tune may and may not change. What it
+-- finds is a measurement of this machine, shown by bench/tune.lua, not
+-- asserted here.
+local lu = require "luaunit"
+local h = require "helpers"
+local avxbuf = h.avxbuf
+
+TestTune = {}
+
+function TestTune.test_measure_times_each_kernel_in_order()
+  local vector = avxbuf.kernel("copy", 4096, "vector")
+  for _, op in ipairs { "copy", "zero", "fill" } do
+    local r = avxbuf.measure { op = op, size = 4096, kernels = { vector, "libc", vector }, rounds = 3, min_time = 1e-5 }
+    lu.assertEquals(#r, 3)
+    for _, times in ipairs(r) do
+      lu.assertEquals(#times, 3)
+      for _, t in ipairs(times) do lu.assertTrue(t > 0 and t < 1, op) end
+    end
+  end
+end
+
+function TestTune.test_measure_refuses_what_it_cannot_time()
+  local function refuses(t, what)
+    local ok, err = pcall(avxbuf.measure, t)
+    lu.assertFalse(ok)
+    lu.assertStrMatches(err, ".*bad argument #1 to '[^']*' .*")   -- (its name: '?' through pcall on 5.1)
+    lu.assertStrContains(err, what)
+  end
+  refuses({ op = "copy", size = 64, kernels = { "nope" }, rounds = 1 }, "no kernel 'nope'")
+  refuses({ op = "move", size = 64, kernels = { "libc" }, rounds = 1 }, "field 'op' must be")
+  refuses({ op = "copy", size = 0, kernels = { "libc" }, rounds = 1 }, "field 'size' must be an integer")
+  refuses({ op = "copy", size = 64, kernels = {}, rounds = 1 }, "from 1 to 8 kernels")
+  refuses({ op = "copy", size = 64, kernels = { "libc" }, rounds = 65 }, "field 'rounds' must be")
+  refuses({ op = "copy", size = 1.5, kernels = { "libc" }, rounds = 1 }, "field 'size' must be an integer")
+  refuses({ op = "copy", size = 64, kernels = { "libc" }, rounds = 1, min_time = 2 }, "field 'min_time'")
+  for _, k in ipairs(avxbuf.kernels()) do
+    if not k.available then refuses({ op = "copy", size = 64, kernels = { k.name }, rounds = 1 }, "cannot run") end
+  end
+end
+
+function TestTune.test_tune_reports_and_changes_nothing_itself()
+  if h.LIGHT then h.needs_children() end   -- (valgrind: too slow to be worth it)
+  h.use {}
+  local before = avxbuf.config()
+  local settings, report, options = avxbuf.tune(0.2)
+  lu.assertEquals(avxbuf.config(), before, "tune changes no setting")
+  -- no line the policy draws is crossed
+  lu.assertEquals(settings.use_avx, before.use_avx)
+  lu.assertEquals(settings.max_vector_size, before.max_vector_size)
+  lu.assertEquals(settings.vector_zeroing, before.vector_zeroing)
+  lu.assertEquals(type(report.seconds), "number")
+  for _, e in ipairs(report) do
+    lu.assertEquals(type(e.name), "string")
+    lu.assertTrue(e.decision == "moved" or e.decision == "kept" or e.decision == "reported", e.decision)
+    lu.assertEquals(type(e.why), "string")
+    for i = 1, #e.sizes do
+      lu.assertTrue(e.ratio[i] > 0)
+      lu.assertTrue(e.verdict[i] == -1 or e.verdict[i] == 0 or e.verdict[i] == 1)
+    end
+  end
+  -- the options string is the settings it moved, as AVXBUF_OPTIONS takes them
+  for k, v in options:gmatch("([%w_]+)=(%d+)") do lu.assertEquals(settings[k], tonumber(v), k) end
+  local applied = avxbuf.configure(settings)
+  for k, v in options:gmatch("([%w_]+)=(%d+)") do lu.assertEquals(applied[k], tonumber(v), k) end
+  avxbuf.reset()
+  if options ~= "" and not h.NO_CHILDREN then
+    local out, status = h.run_child({ AVXBUF_OPTIONS = options, LUA_PATH = "lua/?.lua;;" },
+      "local c = require('avxbuf').config() for k, v in ('" .. options .. "'):gmatch('([%w_]+)=(%d+)') do "
+      .. "assert(c[k] == tonumber(v), k) end print('ok')")
+    lu.assertEquals(status, 0, out)
+    lu.assertStrContains(out, "ok")
+  end
+end
+
+function TestTune.test_tune_argument()
+  for _, bad in ipairs { "x", 0, -1, 0 / 0, 1e9 } do
+    local ok, err = pcall(avxbuf.tune, bad)
+    lu.assertFalse(ok)
+    lu.assertStrContains(err, "bad argument #1 to 'tune'")
+  end
+end
