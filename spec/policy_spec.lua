@@ -246,9 +246,13 @@ function TestPolicy.test_recorded_zen5_vm()
   -- FSRM rep movsb between 32 KiB and the L2 (1 MiB), where it won on that VM; no rep stosb
   lu.assertEquals({ d.rep_movsb_threshold, d.rep_movsb_stop_threshold, d.rep_stosb_threshold },
                   { 32 * 1024, 1 * MiB, 0 })
-  lu.assertEquals(d.picks.copy, { { from = 0, kernel = "avx512" }, { from = 32 * 1024, kernel = "rep_movsb" },
-                                  { from = 1 * MiB, kernel = "avx512" }, { from = 16 * MiB, kernel = "avx512_nt" } })
-  lu.assertEquals(d.picks.zero, { { from = 0, kernel = "avx512" }, { from = 32 * MiB, kernel = "avx512_nt" } })
+  if h.X86 then   -- (a build without x86 kernels picks the C library's everywhere)
+    lu.assertEquals(d.picks.copy, { { from = 0, kernel = "avx512" }, { from = 32 * 1024, kernel = "rep_movsb" },
+                                    { from = 1 * MiB, kernel = "avx512" }, { from = 16 * MiB, kernel = "avx512_nt" } })
+    lu.assertEquals(d.picks.zero, { { from = 0, kernel = "avx512" }, { from = 32 * MiB, kernel = "avx512_nt" } })
+  else
+    lu.assertEquals(d.picks.copy, { { from = 0, kernel = "libc" } })
+  end
   -- the same CPU without FSRM: no window
   local ext7 = leaves[7][0]
   ext7[4] = h.clear_bit(ext7[4], 4)
