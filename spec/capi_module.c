@@ -6,6 +6,8 @@
  *   capi.append(buf, s)       -> buf, with string s appended (resize, then copy)
  *   capi.version()            -> the C API version avxbuf provides
  *   capi.light(a)             -> a light userdata holding address a (forgeries)
+ *   capi.newbuffer(n)         -> api->newbuffer of (size_t)n: -1 asks for SIZE_MAX bytes
+ *   capi.resize_top(v, n)     -> api->resize of v, named by the relative index -1
  *   capi.close_probe()        -> an object whose finalizer asks for the C API
  *                                and prints to stderr what it got (lua_close)
  * Built twice: as is, and with -DAVXBUF_API_VERSION=2, as a module made for
@@ -66,6 +68,22 @@ static int light(lua_State *L)
   return 1;
 }
 
+static int newbuffer(lua_State *L)
+{
+  const avxbuf_api *api = avxbuf_api_get(L);
+  api->newbuffer(api, L, (size_t)luaL_checkinteger(L, 1));
+  return 1;
+}
+
+static int resize_top(lua_State *L)
+{
+  const avxbuf_api *api = avxbuf_api_get(L);
+  size_t n = (size_t)luaL_checkinteger(L, 2);
+  lua_settop(L, 1);
+  api->resize(api, L, -1, n);
+  return 1;
+}
+
 static int probe_get(lua_State *L)
 {
   const avxbuf_api *api = avxbuf_api_get(L);
@@ -97,9 +115,10 @@ __attribute__((visibility("default"))) int luaopen_capi(lua_State *L)
 {
   static const luaL_Reg funcs[] = {
     { "isbuffer", isbuffer }, { "sum", sum }, { "new", new_filled }, { "append", append },
-    { "version", version }, { "light", light }, { "close_probe", close_probe }, { NULL, NULL }
+    { "version", version }, { "light", light }, { "newbuffer", newbuffer }, { "resize_top", resize_top },
+    { "close_probe", close_probe }, { NULL, NULL }
   };
-  lua_createtable(L, 0, 7);
+  lua_createtable(L, 0, 9);
   for (const luaL_Reg *f = funcs; f->name; f++) {
     lua_pushcfunction(L, f->func);
     lua_setfield(L, -2, f->name);

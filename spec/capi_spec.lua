@@ -47,6 +47,20 @@ function TestCApi.test_uses_the_states_settings()
   avxbuf.reset()
 end
 
+-- Sizes in bytes, whatever their size (an int cast once said "-1 GiB"), and
+-- a relative index named as the argument it is.
+function TestCApi.test_messages()
+  local ok, err = pcall(capi.newbuffer, -1)
+  lu.assertFalse(ok)
+  lu.assertStrMatches(err, ".*a buffer of %d+ bytes is too large %(at most %d+%)")
+  lu.assertNil(err:find("-", 1, true), err)
+  lu.assertEquals(#capi.newbuffer(10), 10)
+  ok, err = pcall(capi.resize_top, "not a buffer", 10)
+  lu.assertFalse(ok)
+  lu.assertStrContains(err, "bad argument #1")
+  lu.assertEquals(#capi.resize_top(avxbuf.new(3), 7), 7)
+end
+
 function TestCApi.test_version()
   lu.assertEquals(capi.version(), 1)
 end

@@ -244,6 +244,7 @@ function TestForgery.test_forged_metatable_is_refused()
     for i, r in ipairs(results) do
       lu.assertFalse(r[1], what .. ": call " .. i)
       lu.assertStrContains(tostring(r[2]), "avxbuf.buffer expected", false)
+      lu.assertNil(tostring(r[2]):find("got avxbuf.buffer", 1, true), "a forgery named as what it forges")
     end
     lu.assertEquals(b:tostring(), ("\0"):rep(8), what)
   end

@@ -23,12 +23,12 @@ const char *avxbuf_pushf(lua_State *L, const char *fmt, ...)
  * expected, got avxbuf.buffer". */
 int avxbuf_argtype(lua_State *L, int arg, const char *expected)
 {
-  if (lua_type(L, arg) == LUA_TUSERDATA && luaL_getmetafield(L, arg, "__name")) {
+  if (luaL_getmetafield(L, arg, "__name")) {
     int forged = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), BUFFER_NAME) == 0;
     lua_pop(L, 1);
     if (forged)
-      return luaL_argerror(L, arg, lua_pushfstring(L, "%s expected, got a userdata with the buffer "
-                                                      "metatable that is not a buffer", expected));
+      return luaL_argerror(L, arg, lua_pushfstring(L, "%s expected, got a %s with the buffer metatable",
+                                                   expected, lua_typename(L, lua_type(L, arg))));
   }
   return luaL_typeerror(L, arg, expected);
 }
