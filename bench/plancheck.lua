@@ -19,6 +19,7 @@ local argparse = require "argparse"
 local cjson = require "cjson"
 local avxbuf = require "avxbuf"
 local bench = require "harness"
+local cpuid_dump = require "cpuid_dump"
 
 local parser = argparse("plancheck.lua", "the policy's picks for a recorded machine against its sweeps")
 parser:option("--dump", "judge the picks for the machine of this CPUID dump (cpuid -r)")
@@ -37,18 +38,8 @@ local function read(path)
   return text
 end
 
--- `cpuid -r` as decide{} takes it: leaves[leaf][subleaf] = {eax, ebx, ecx, edx} (first CPU).
-local leaves = {}
-for line in (args.dump and read(args.dump) or ""):gmatch("[^\n]+") do
-  if line:match("^CPU %d+:") and next(leaves) then break end
-  local leaf, sub, a, b, c, d = line:match("(0x%x+) (0x%x+): eax=(0x%x+) ebx=(0x%x+) ecx=(0x%x+) edx=(0x%x+)")
-  if leaf then
-    leaf, sub = tonumber(leaf), tonumber(sub)
-    leaves[leaf] = leaves[leaf] or {}
-    leaves[leaf][sub] = { tonumber(a), tonumber(b), tonumber(c), tonumber(d) }
-  end
-end
-local decision = args.dump and avxbuf.decide { leaves = leaves, xcr0 = math.tointeger(tonumber(args.xcr0)) }
+local decision = args.dump and avxbuf.decide { leaves = cpuid_dump(read(args.dump)),
+                                                xcr0 = math.tointeger(tonumber(args.xcr0)) }
 
 -- The row that stands for the default in a cell.
 local function picked(op, n)

@@ -197,21 +197,7 @@ function TestPolicy.test_missing_fields_are_absent_features()
   lu.assertEquals(d.use_avx, 0, "a Cascade Lake signature without feature bits gets SSE2")
 end
 
--- A raw CPUID dump as `cpuid -r` (Debian's cpuid) prints it, as decide{}
--- takes it: leaves[leaf][subleaf] = {eax, ebx, ecx, edx}. The first CPU only.
-local function parse_dump(text)
-  local leaves = {}
-  for line in text:gmatch("[^\n]+") do
-    if line:match("^CPU %d+:") and next(leaves) then break end
-    local leaf, sub, a, b, c, d = line:match("(0x%x+) (0x%x+): eax=(0x%x+) ebx=(0x%x+) ecx=(0x%x+) edx=(0x%x+)")
-    if leaf then
-      leaf, sub = tonumber(leaf), tonumber(sub)
-      leaves[leaf] = leaves[leaf] or {}
-      leaves[leaf][sub] = { tonumber(a), tonumber(b), tonumber(c), tonumber(d) }
-    end
-  end
-  return leaves
-end
+local parse_dump = require "cpuid_dump"   -- bench/lib/cpuid_dump.lua
 
 local function read_file(path)
   local f = assert(io.open(path, "rb"))

@@ -112,6 +112,13 @@ local function any(v, x, from)
   return false
 end
 
+-- The first size from which the candidate wins and never loses above it.
+local function lasting_win(r)
+  for i = 1, #r.sizes do
+    if r.verdict[i] == 1 and not any(r.verdict, -1, i) then return i end
+  end
+end
+
 -- Each crossover: what it measures, and how its rows become settings.
 local CROSSOVERS = {
   {
@@ -160,13 +167,10 @@ local CROSSOVERS = {
     -- against the 32-byte family, whatever avx3_threshold now is
     base = "avx512_256",
     decide = function(r, _, set)
-      for i = 1, #r.sizes do
-        if r.verdict[i] == 1 and not any(r.verdict, -1, i) then
-          set.avx3_threshold = r.sizes[i] == r.sizes[1] and 0 or r.sizes[i]
-          return string.format("64-byte vectors faster from %s", fmt_size(r.sizes[i])), "moved"
-        end
-      end
-      return "64-byte vectors never faster beyond the noise", "kept"
+      local i = lasting_win(r)
+      if not i then return "64-byte vectors never faster beyond the noise", "kept" end
+      set.avx3_threshold = i == 1 and 0 or r.sizes[i]
+      return string.format("64-byte vectors faster from %s", fmt_size(r.sizes[i])), "moved"
     end,
   },
   {
@@ -174,12 +178,10 @@ local CROSSOVERS = {
     applies = function(cfg) return cfg.kernel ~= "libc" and has_streaming() end,
     candidate = function(n) return avxbuf.kernel("copy", n, "streaming") end,
     decide = function(r, cfg, set)
-      -- the smallest size from which streaming wins and never loses above it
-      for i = 1, #r.sizes do
-        if r.verdict[i] == 1 and not any(r.verdict, -1, i) then
-          set.nontemporal_threshold = r.sizes[i]
-          return string.format("streaming faster from %s, never slower above it", fmt_size(r.sizes[i])), "moved"
-        end
+      local i = lasting_win(r)
+      if i then
+        set.nontemporal_threshold = r.sizes[i]
+        return string.format("streaming faster from %s, never slower above it", fmt_size(r.sizes[i])), "moved"
       end
       local top = r.sizes[#r.sizes]
       if top and not any(r.verdict, 1) and any(r.verdict, -1)
@@ -195,13 +197,12 @@ local CROSSOVERS = {
     applies = function(cfg) return cfg.kernel ~= "libc" and has_streaming() end,
     candidate = function(n) return avxbuf.kernel("zero", n, "streaming") end,
     decide = function(r)
-      for i = 1, #r.sizes do
-        if r.verdict[i] == 1 and not any(r.verdict, -1, i) then
-          return string.format("streaming zero faster from %s (zero and fill stream from twice "
-                               .. "nontemporal_threshold: reported, not set)", fmt_size(r.sizes[i])), "reported"
-        end
+      local i = lasting_win(r)
+      if not i then
+        return "no size from which streaming zero is faster beyond the noise (reported, not set)", "reported"
       end
-      return "no size from which streaming zero is faster beyond the noise (reported, not set)", "reported"
+      return string.format("streaming zero faster from %s (zero and fill stream from twice "
+                           .. "nontemporal_threshold: reported, not set)", fmt_size(r.sizes[i])), "reported"
     end,
   },
 }
