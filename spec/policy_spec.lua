@@ -272,9 +272,8 @@ function TestPolicy.test_bad_leaves_name_the_register()
 end
 
 -- The live machine: cpu() agrees with CPUID as an independent reader
--- (Debian's cpuid) sees it, run through the same decoding. Not
--- /proc/cpuinfo: kernels and hypervisors rewrite its model name and mask
--- flags there.
+-- (Debian's cpuid) sees it, run through the same decoding; not with what the
+-- kernel's CPU listing says, which hypervisors rewrite (model name, flags).
 TestLiveCpu = {}
 
 function TestLiveCpu.test_matches_cpuid()
