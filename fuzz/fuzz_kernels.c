@@ -1,7 +1,8 @@
 /* libFuzzer: every kernel, through the real dispatch, against a byte-wise
  * reference, with random size, offsets, overlap and knobs; 64 guard bytes
  * around the destination range (and the whole arena) must not change.
- * Built twice: native (levels the CPU allows) and emulated (AVX-512 too). */
+ * Searches (op & 4) run every kernel's find and rfind directly. Built
+ * twice: native (levels the CPU allows) and emulated (AVX-512 too). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,54 @@ static void ref_copy(unsigned char *base, size_t d, size_t s, size_t n)
   for (size_t i = 0; i < n; i++) tmp[i] = base[s + i];
   for (size_t i = 0; i < n; i++) base[d + i] = tmp[i];
   free(tmp);
+}
+
+/* The first (or the last) occurrence, position by position. */
+static const unsigned char *ref_find(const unsigned char *h, size_t n, const unsigned char *x, size_t m, int last)
+{
+  const unsigned char *found = NULL;
+  for (size_t p = 0; p + m <= n; p++) {
+    size_t k = 0;
+    while (k < m && h[p + k] == x[k]) k++;
+    if (k == m) {
+      found = h + p;
+      if (!last) break;
+    }
+  }
+  return found;
+}
+
+#define SEARCH_MAX_N 2048   /* past every strategy change (4 x 64 bytes, the budgets); the reference costs n m */
+#define SEARCH_MAX_M 200
+
+/* Text of n bytes at a misalignment of its own: the input repeated
+ * (periodic) or random bytes seeded by it, over 1-4 letters or all 256
+ * (flags), so that candidates abound; the needle (m from msel) from the
+ * text at pos (a match) or from the input, one byte changed or not. */
+static void search(size_t n, uint32_t msel, uint32_t pos, size_t off, int flags, const uint8_t *in, size_t left)
+{
+  static unsigned char needle[SEARCH_MAX_M];
+  n = n % SEARCH_MAX_N + 1;
+  unsigned char *hay = arena + off % 64;
+  int letters = flags & 0x80 ? 256 : 1 + (flags & 3);
+  uint32_t x = pos;
+  for (size_t i = 0; i < left; i++) x = x * 31 + in[i];
+  for (size_t i = 0; i < n; i++) {
+    x = x * 69069 + 1;
+    hay[i] = (unsigned char)((flags & 0x10 ? x >> 24 : left ? in[i % left] : i * 131 + 7) % letters);
+  }
+  size_t m = 1 + msel % (n < SEARCH_MAX_M ? n : SEARCH_MAX_M);
+  if (flags & 0x20) memcpy(needle, hay + pos % (n - m + 1), m);
+  else for (size_t i = 0; i < m; i++) needle[i] = (unsigned char)((left ? in[(i + pos) % left] : i) % letters);
+  if (flags & 0x40) needle[(pos >> 3) % m] ^= 1;
+  memcpy(expect, arena, ARENA);
+  const unsigned char *first = ref_find(hay, n, needle, m, 0), *last = ref_find(hay, n, needle, m, 1);
+  for (int i = 0; avxbuf_kernel_list[i]; i++) {
+    const avxbuf_kernel *k = avxbuf_kernel_list[i];
+    if (!avxbuf_kernel_available(k)) continue;
+    if (k->find(hay, n, needle, m) != first || k->rfind(hay, n, needle, m) != last) abort();
+  }
+  if (memcmp(arena, expect, ARENA) != 0) abort();   /* searches only read */
 }
 
 static uint32_t take(const uint8_t **p, size_t *left, int bytes)
@@ -54,6 +103,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   avxbuf_state_resolve(&st);
 
   for (size_t i = 0; i < ARENA; i++) arena[i] = (unsigned char)(i * 131 + (i >> 9) + 7);
+  if (op & 4) {
+    search(n, knobs, (uint32_t)d, s, byte, p, left);
+    return 0;
+  }
   if (left) memcpy(arena + s, p, left < n ? left : n);
   memcpy(expect, arena, ARENA);
 

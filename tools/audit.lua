@@ -6,9 +6,9 @@
 -- FILE: shared objects (or executables, or relocatable objects) to check.
 -- Which functions are kernels, and what each may execute, comes from
 -- avxbuf.kernels() of --kernels-from (default: the first FILE): kernel NAME's
--- code is in functions [avxbuf_]NAME_copy, NAME_fill and NAME_find (with
--- NAME_find_vec), plus the parts compilers split off them (NAME_copy.cold,
--- NAME_copy.part.0, ...).
+-- code is in functions [avxbuf_]NAME_copy, NAME_fill, NAME_find and
+-- NAME_rfind (with NAME_find_vec and NAME_rfind_vec), plus the parts
+-- compilers split off them (NAME_copy.cold, NAME_copy.part.0, ...).
 -- Rules:
 --   isa        a kernel uses no instruction beyond the features its isa lists
 --              (sse2 and erms: nothing beyond SSE2, no VEX; avx: no AVX2-only
@@ -209,11 +209,11 @@ local function load_module(path)
 end
 
 -- The function name (without a compiler's .suffix and an avxbuf_ prefix)
--- of kernel functions: "<kernel>_copy" / "<kernel>_fill" / "<kernel>_find";
--- "<kernel>_find_vec", the vector half of a search, which hands the rest to
--- the C library, belongs to its search.
+-- of kernel functions: "<kernel>_copy" / "_fill" / "_find" / "_rfind";
+-- "<kernel>_find_vec" and "_rfind_vec", the vector half of a search, which
+-- hands the rest to the C library, belong to their search.
 local function base_name(name)
-  return (name:gsub("%..*$", ""):gsub("^avxbuf_", ""):gsub("_find_vec$", "_find"))
+  return (name:gsub("%..*$", ""):gsub("^avxbuf_", ""):gsub("_(r?find)_vec$", "_%1"))
 end
 
 ---------------------------------------------------------------------------
@@ -380,7 +380,7 @@ for _, file in ipairs(args.files) do
     local what = string.format("kernel %s (isa: %s)", k.name,
                                #k.isa > 0 and table.concat(k.isa, " ") or "none")
     local widest, nt, found, mnemonics = 0, false, {}, {}
-    for _, op in ipairs { "copy", "fill", "find" } do
+    for _, op in ipairs { "copy", "fill", "find", "rfind" } do
       local group = groups[k.name .. "_" .. op]
       if group then
         -- an entry point first, then the parts split off it

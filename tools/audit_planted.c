@@ -53,6 +53,13 @@ PLANT(avx512_fill, "vmovdqu64 %zmm17, (%rdi)\n vzeroupper\n ret")
 /* clean */
 PLANT(avx512_nt_copy, "vmovntdq %zmm0, (%rdi)\n sfence\n vzeroupper\n ret")
 
+/* EXPECT sse2_rfind_vec streaming: a stream in a temporal kernel's reverse search
+ * (outside the kernels it would pass: the audit must know rfind_vec is a kernel's) */
+PLANT(sse2_rfind_vec, "movntdq %xmm0, (%rdi)\n sfence\n ret")
+
+/* clean: ymm in an AVX2 kernel's reverse search (outside the kernels: an isa violation) */
+PLANT(avx2_rfind, "vmovdqu (%rdi), %ymm0\n vzeroupper\n ret")
+
 /* clean: a string instruction and a tail jump */
 PLANT(rep_stosb_fill, "mov %esi, %eax\n mov %rdx, %rcx\n rep stosb\n jmp outside_helper")
 

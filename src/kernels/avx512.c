@@ -33,10 +33,10 @@
 #define KNAME avx512_256
 #define KTARGET AVX512_TARGET_256
 #define KISA AVX512_ISA
-/* Search, in both families, is this 32-byte code with VEX encodings only:
- * allowed EVEX compares, clang -O1 put their operands in ymm16-31, which
- * vzeroupper does not clean (make audit), and a read-only scan gains little
- * from 512-bit vectors once past L2. */
+/* Search, both ways and in both families, is this 32-byte code with VEX
+ * encodings only: allowed EVEX compares, clang -O1 put their operands in
+ * ymm16-31, which vzeroupper does not clean (make audit), and a read-only
+ * scan gains little from 512-bit vectors once past L2. */
 #define KFIND_TARGET AVX2_TARGET
 #include "ymm.h"
 #include "vec_template.h"
@@ -55,5 +55,6 @@
 #define COPY_LE_VEC avx512_256_copy_le2v
 #define FILL_LE_VEC avx512_256_fill_le2v
 #define KFIND avx512_256_find
+#define KRFIND avx512_256_rfind
 #include "vec_template.h"
 #endif /* AVXBUF_X86 */

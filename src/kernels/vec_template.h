@@ -9,8 +9,8 @@
  *   V_EQMASK(a, b)        one bit per equal byte of a and b, in a uint64_t
  *   V_EQ, V_AND, V_OR, V_MASK   optional: byte compare, and, or of whole
  *                         vectors and their movemask, where the ISA has them
- *   KFIND_TARGET          optional: the search's own target attribute
- *   KFIND                 optional: another family's search, used instead
+ *   KFIND_TARGET          optional: the searches' own target attribute
+ *   KFIND, KRFIND         optional: another family's searches, used instead
  *   COPY_LE_VEC, FILL_LE_VEC   handlers for n <= VEC_SIZE (the narrower family)
  * Strategy, by size n (V = VEC_SIZE):
  *   n <= 2V   two overlapping vectors (or the narrower family's handler);
@@ -140,7 +140,10 @@ KTARGET AVXBUF_INLINE void KFN(_copy_backward)(unsigned char *d, const unsigned 
  * do single bytes (memchr) and the last few positions. The vector part
  * makes no call, so that nothing runs with the upper state dirty: it
  * returns the match, or NULL and where the C library is to go on. */
-#ifndef KFIND   /* the family's own search, unless the including file shares another's */
+#if defined(KFIND) != defined(KRFIND)
+#error "a family shares both searches or neither"
+#endif
+#ifndef KFIND   /* the family's own searches, unless the including file shares another's */
 #ifndef KFIND_TARGET
 #define KFIND_TARGET KTARGET
 #endif
@@ -192,16 +195,64 @@ static const unsigned char *KFN(_find)(const unsigned char *hay, size_t n, const
   }
   return avxbuf_libc_find(hay + at, n - at, needle, m);
 }
+
+/* The reverse search: the same candidates and budget, blocks from the end
+ * and the highest candidate first. Fewer than V positions left at the
+ * bottom are one more block at 0 with the positions already ruled out
+ * masked off, so that the C library's part (avxbuf_libc_rfind: glibc has
+ * no memrmem) runs only once the budget is spent. Returns the match, or
+ * NULL and in *left how many start positions (from 0) are still to search. */
+KFIND_TARGET static const unsigned char *KFN(_rfind_vec)(const unsigned char *hay, size_t n,
+                                                    const unsigned char *needle, size_t m, size_t *left)
+{
+  size_t end = n - m + 1, budget = n;            /* positions [0, end) not yet ruled out */
+  vec_t first = V_SET1(needle[0]), last = V_SET1(needle[m - 1]);
+  const unsigned char *tail = hay + m - 1;
+  while (end > 0) {
+    if (end >= 4 * VEC_SIZE && KFIND_NONE4(end - 4 * VEC_SIZE)) {
+      end -= 4 * VEC_SIZE;
+      continue;
+    }
+    size_t at = end >= VEC_SIZE ? end - VEC_SIZE : 0;
+    uint64_t mask = KFIND_CANDIDATES(at);
+    if (end - at < VEC_SIZE) mask &= ((uint64_t)1 << (end - at)) - 1;
+    while (mask) {
+      unsigned bit = 63 - (unsigned)__builtin_clzll(mask);
+      size_t pos = at + bit, k = 1;
+      while (k < m - 1 && hay[pos + k] == needle[k]) k++;
+      if (k >= m - 1) { KZEROUPPER(); return hay + pos; }
+      if (k >= budget) { KZEROUPPER(); *left = pos; return NULL; }
+      budget -= k;
+      mask ^= (uint64_t)1 << bit;
+    }
+    end = at;
+  }
+  KZEROUPPER();
+  *left = 0;
+  return NULL;
+}
+
+static const unsigned char *KFN(_rfind)(const unsigned char *hay, size_t n, const unsigned char *needle,
+                                        size_t m)
+{
+  size_t left = n - m + 1;
+  if (m > 1 && left >= VEC_SIZE) {
+    const unsigned char *p = KFN(_rfind_vec)(hay, n, needle, m, &left);
+    if (p != NULL || left == 0) return p;
+  }
+  return avxbuf_libc_rfind(hay, left + m - 1, needle, m);   /* memrchr for one byte */
+}
 #undef KFIND_VEC
 #undef KFIND_CANDIDATES
 #undef KFIND_NONE4
 #define KFIND KFN(_find)
+#define KRFIND KFN(_rfind)
 #endif
 
 const avxbuf_kernel KCAT(avxbuf_k_, KNAME) = {
-  KSTR(KNAME), KFN(_copy), KFN(_fill), KFIND, KISA, 8 * VEC_SIZE, 0 };
+  KSTR(KNAME), KFN(_copy), KFN(_fill), KFIND, KRFIND, KISA, 8 * VEC_SIZE, 0 };
 const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
-  KSTR(KNAME) "_nt", KFN(_nt_copy), KFN(_nt_fill), KFIND, KISA, 8 * VEC_SIZE, 1 };
+  KSTR(KNAME) "_nt", KFN(_nt_copy), KFN(_nt_fill), KFIND, KRFIND, KISA, 8 * VEC_SIZE, 1 };
 
 #undef KNAME
 #undef KTARGET
@@ -226,4 +277,5 @@ const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
 #undef KFILL_CLEAN
 #undef KZEROUPPER
 #undef KFIND
+#undef KRFIND
 #undef KFIND_TARGET
