@@ -1,4 +1,5 @@
--- find (every kernel's, against string.find plain), compare (against a
+-- find's plain search (every kernel's, against string.find plain: buf:find
+-- with plain = true; spec/match_spec.lua has the patterns), compare (against a
 -- byte-by-byte reference), the metamethods, hex dumps and ref.
 local lu = require "luaunit"
 local h = require "helpers"
@@ -25,18 +26,24 @@ end
 TestFind = {}
 
 function TestFind.test_string_find_rules()
-  local s = "hello, world, hello"
+  local s = "hello, world. (hello)? [x]"
   local b = avxbuf.from(s)
-  for _, p in ipairs { "hello", "o", "world", "xyz", "", "hello, world, hello!", "lo, w", ",", "d, h" } do
-    for init = -25, 25 do
-      lu.assertEquals({ b:find(p, init) }, { find_reference(s, p, init) }, string.format("%q from %d", p, init))
+  for _, p in ipairs { "hello", "o", "world", "xyz", "", "hello, world. (hello)? [x]!", "lo, w", ",", "d. (",
+                       "(hello)?", "[x]", ".", "?" } do
+    for init = -30, 30 do
+      lu.assertEquals({ b:find(p, init, true) }, { find_reference(s, p, init) }, string.format("%q from %d", p, init))
     end
-    lu.assertEquals({ b:find(p) }, { find_reference(s, p) })
-    lu.assertEquals({ b:find(avxbuf.from(p)) }, { find_reference(s, p) }, "a buffer as the needle")
+    lu.assertEquals({ b:find(p, nil, true) }, { find_reference(s, p) })
+    lu.assertEquals({ b:find(avxbuf.from(p), 1, true) }, { find_reference(s, p) }, "a buffer as the needle")
+  end
+  -- without a magic byte the search is plain without plain = true
+  for _, p in ipairs { "hello", "lo, w", "", "xyz", "] " } do
+    lu.assertEquals({ b:find(p, 3) }, { find_reference(s, p, 3) })
+    lu.assertEquals({ b:find(avxbuf.from(p)) }, { find_reference(s, p) })
   end
   lu.assertEquals({ avxbuf.new():find("") }, { 1, 0 })
   lu.assertNil(avxbuf.new():find("a"))
-  lu.assertEquals({ b:find(b) }, { 1, #s })
+  lu.assertEquals({ b:find(b, 1, true) }, { 1, #s })
 end
 
 -- Every kernel's search, where its strategy changes: sizes, needle lengths,
@@ -47,7 +54,7 @@ local function check_kernel_find(cfg)
   h.use(cfg.knobs)
   local function check(s, p, what)
     local b = avxbuf.from(s)
-    local got, want = { b:find(p) }, { find_reference(s, p) }
+    local got, want = { b:find(p, 1, true) }, { find_reference(s, p) }
     if got[1] ~= want[1] or got[2] ~= want[2] then
       error(string.format("%s: %s: find(%d-byte needle) in %d bytes gave %s, expected %s", cfg.name, what, #p,
                           #s, tostring(got[1]), tostring(want[1])), 2)

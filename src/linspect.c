@@ -8,23 +8,30 @@
 
 #include "lavxbuf.h"
 
-/* buf:find(s [, init]) -> start, end | nil: string.find(buf, s, init, true)
- * with Lua 5.4's rules for init and the empty string. */
-static int l_find(lua_State *L)
+/* buf:rfind(s [, init]) -> start, end | nil: the last plain occurrence of s
+ * (a string or a buffer) that starts at or before init; find mirrored.
+ * init: negative counts from the end (string.sub's rule, unclamped); below 1
+ * after that nothing starts there (nil, whatever s); past the last possible
+ * start it is that start. Absent, the last occurrence anywhere. The empty
+ * string occurs at every index 1 .. #buf + 1: the answer is init, at most
+ * #buf + 1 (also when absent), and init - 1. */
+static int l_rfind(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
   size_t m;
   const unsigned char *needle = avxbuf_checkbytes(L, 2, &m, NULL);
-  size_t init = avxbuf_sub_start(optint(L, 3, 1), b->len) - 1;
-  if (init > b->len || m > b->len - init) {
+  lua_Integer init = optint(L, 3, (lua_Integer)b->len + 1);
+  if (init < 0) init += (lua_Integer)b->len + 1;
+  if (init < 1 || m > b->len) {
     luaL_pushfail(L);
     return 1;
   }
-  size_t at = init;
+  /* the latest start allowed, 0-based, and the bytes a match there can reach */
+  size_t at = (unsigned long long)init > b->len ? b->len : (size_t)init - 1;
   if (m > 0) {
-    size_t n = b->len - init;
+    size_t n = at + m < b->len ? at + m : b->len;
     const unsigned char *p = avxbuf_pick_find(&buffer_module(L, b)->settings.plan, n)
-                               ->find(b->data + init, n, needle, m);
+                               ->rfind(b->data, n, needle, m);
     if (p == NULL) {
       luaL_pushfail(L);
       return 1;
@@ -213,7 +220,8 @@ const luaL_Reg avxbuf_inspect_funcs[] = {
 };
 
 const luaL_Reg avxbuf_inspect_methods[] = {
-  { "find", l_find }, { "hex", l_hex }, { "ref", l_ref },
+  { "hex", l_hex }, { "ref", l_ref },
+  { "rfind", l_rfind },
   { NULL, NULL }
 };
 
