@@ -44,6 +44,9 @@ local function method_copy(b, ...) return (b:copy(...)) end
 local function method_tostring(b, ...) return (b:tostring(...)) end
 local function method_byte(b, ...) return (b:byte(...)) end
 local function method_find(b, ...) return (b:find(...)) end
+local function method_match(b, ...) return (b:match(...)) end
+local function method_gmatch(b, ...) return (b:gmatch(...)) end
+local function method_rfind(b, ...) return (b:rfind(...)) end
 local function method_pack(b, ...) return (b:pack(...)) end
 local function method_unpack(b, ...) return (b:unpack(...)) end
 local function method_hex(b, ...) return (b:hex(...)) end
@@ -51,6 +54,10 @@ local function method_put(b, ...) return (b:put(...)) end
 local function method_resize(b, ...) return (b:resize(...)) end
 local function method_write(b, ...) return (b:write(...)) end
 local function method_read(b, ...) return (b:read(...)) end
+local function method_putf(b, ...) return (b:putf(...)) end
+local function method_reserve(b, ...) return (b:reserve(...)) end
+local function method_split(b, ...) return (b:split(...)) end
+local function method_lines(b, ...) return (b:lines(...)) end
 local function compare(...) return (avxbuf.compare(...)) end
 
 local function join(a, b)
@@ -113,14 +120,27 @@ end
 -- a method call shows them (the buffer is the "self" before #1).
 function TestBadInput.test_growth_access_search_and_io()
   local NOT_BYTES = { 5, true, {}, print }
-  matrix("put", method_put, { dst, "x", "y" }, 3, NOT_BYTES, 2)
+  matrix("put", method_put, { dst, "x", "y" }, 3, { true, {}, print, io.stdout }, 2)   -- (numbers: as tostring)
   matrix("resize", method_resize, { dst, 4 }, 2, join(NOT_INTEGERS, { -1, MIN, MAX }), 1)
   matrix("find", method_find, { dst, "x", 1 }, 2, NOT_BYTES, 1)
   matrix("find", method_find, { dst, "x", 1 }, 3, NOT_INTEGERS, 2)
-  matrix("pack", method_pack, { dst, 1, "b", 1 }, 2, join(NOT_INTEGERS, { 0, -1, 18, MIN, MAX }), 1)
+  -- a pattern (a magic byte, not plain) is a string, never a buffer
+  matrix("find", method_find, { dst, "%a", 1, false }, 2, { 5, true, {}, avxbuf.from("%a") }, 1)
+  matrix("find", method_find, { dst, "%a", 1, false }, 3, NOT_INTEGERS, 2)
+  matrix("match", method_match, { dst, "%a", 1 }, 2, { 5, true, {}, print, avxbuf.from("a") }, 1)
+  matrix("match", method_match, { dst, "%a", 1 }, 3, NOT_INTEGERS, 2)
+  matrix("gmatch", method_gmatch, { dst, "%a", 1 }, 2, { 5, true, {}, print, avxbuf.from("a") }, 1)
+  matrix("gmatch", method_gmatch, { dst, "%a", 1 }, 3, NOT_INTEGERS, 2)
+  matrix("rfind", method_rfind, { dst, "x", 1 }, 2, NOT_BYTES, 1)
+  matrix("rfind", method_rfind, { dst, "x", 1 }, 3, NOT_INTEGERS, 2)
+  -- (a string before the format is the format: appended)
+  matrix("pack", method_pack, { dst, 1, "b", 1 }, 2, { true, 1.5, NAN, INF, -INF, {}, 0, -1, 18, MIN, MAX }, 1)
   matrix("pack", method_pack, { dst, 1, "b", 1 }, 3, { true, {}, "q", "i0", "c", "!3i3" }, 2)
   matrix("pack", method_pack, { dst, 1, "b", 1 }, 4, { "x", true, {}, 1.5, 128, -129 }, 3)
-  matrix("pack", method_pack, { dst, 1, "c17", "" }, 3, { "c17", ("x"):rep(17) }, 2)   -- does not fit
+  matrix("pack", method_pack, { dst, "b", 1 }, 2, { "q", "i0", "c", "!3i3", "X" }, 1)           -- appended
+  matrix("pack", method_pack, { dst, "b", 1 }, 3, { "x", true, {}, 1.5, 128, -129 }, 2)
+  matrix("pack", method_pack, { dst, "c17 b", "", 1 }, 4, { 128, true }, 3)                  -- would grow
+  matrix("pack", method_pack, { dst, 17, "c9 b", "", 1 }, 5, { 128, "x" }, 4)               -- at #buf + 1
   matrix("unpack", method_unpack, { dst, 1, "b" }, 2, join(NOT_INTEGERS, { 18, MAX }), 1)
   matrix("unpack", method_unpack, { dst, 1, "b" }, 3, { true, {}, "q", "i17" }, 2)
   matrix("unpack", method_unpack, { dst, 10, "j" }, 2, { 10, 16, -1 }, 1)          -- too short
@@ -132,6 +152,17 @@ function TestBadInput.test_growth_access_search_and_io()
   matrix("write", method_write, { dst, io.stdout, 1, 2 }, 3, NOT_INTEGERS, 2)
   matrix("read", method_read, { dst, io.stdin, 1 }, 2, { 5, "x", {}, true }, 1)
   matrix("read", method_read, { dst, io.stdin, 1 }, 3, join(NOT_INTEGERS, { -1, MIN, MAX }), 2)
+  local file = io.tmpfile()   -- (bytes to read, should a check be missing: dst would change)
+  file:write("file bytes")
+  file:seek("set")
+  matrix("read", method_read, { dst, file, 1, 1 }, 4, join(NOT_INTEGERS, { 0, -1, 18, MIN, MAX }), 3)
+  file:close()
+  matrix("putf", method_putf, { dst, "%d", 1 }, 2, { 5, true, {}, avxbuf.new() }, 1)
+  matrix("putf", method_putf, { dst, "%d", 1 }, 3, { "x", true, {} }, 2)
+  matrix("reserve", method_reserve, { dst, 4 }, 2, join(NOT_INTEGERS, { -1, MIN, MAX }), 1)
+  matrix("split", method_split, { dst, ",", 1 }, 2, { 5, true, {}, "", avxbuf.new() }, 1)
+  matrix("split", method_split, { dst, ",", 1 }, 3, NOT_INTEGERS, 2)
+  matrix("lines", method_lines, { dst, 1 }, 2, NOT_INTEGERS, 1)
 end
 
 function TestBadInput.test_unallocatable_size_is_a_memory_error()

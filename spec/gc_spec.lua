@@ -114,6 +114,9 @@ function TestCollectorInCalls.test_results_made_while_a_finalizer_frees()
     tostring_range = function(b) return b:tostring(1, 5000) end,
     metamethod = function(b) return tostring(b) end,
     unpack = function(b) return (b:unpack(1, "c4000")) end,
+    -- captures: a few bytes (copied onto the C stack), many (a scratch userdata)
+    match = function(b) return table.concat({ b:match("(.)(..)()(...)", 100) }, ",") end,
+    match_large = function(b) return table.concat({ b:find("^(.-)(.)()(.*)$") }, ",") end,
   }
   each_mode(function()
     for name, op in pairs(cases) do
@@ -151,6 +154,9 @@ end
 function TestCollectorInCalls.test_moves_while_a_finalizer_frees()
   local piece = h.pattern(800, 9)
   local big = h.pattern(2 ^ 20, 5)
+  local words = ("word "):rep(160)   -- (no zero byte: putf's own path)
+  local file = io.tmpfile()
+  file:write(piece)
   -- the operation, and what it leaves in a buffer that held `had`
   local cases = {
     fill = { function(b) b:fill(7) end, function(had) return ("\7"):rep(#had) end },
@@ -161,6 +167,16 @@ function TestCollectorInCalls.test_moves_while_a_finalizer_frees()
     put = { function(b) b:put(piece) end, function(had) return had .. piece end },
     put_many = { function(b) b:put("a", piece, "b") end, function(had) return had .. "a" .. piece .. "b" end },
     resize = { function(b) b:resize(5000) end, function(had) return (had .. ("\0"):rep(5000)):sub(1, 5000) end },
+    put_numbers = { function(b) b:put(1.5, piece, 42) end,
+                    function(had) return had .. tostring(1.5) .. piece .. "42" end },
+    putf_plain = { function(b) b:putf("<%s|%d>", words, 42) end,
+                   function(had) return had .. "<" .. words .. "|42>" end },
+    putf_format = { function(b) b:putf("%5.1f%s", 2.25, piece) end,
+                    function(had) return had .. string.format("%5.1f", 2.25) .. piece end },
+    pack = { function(b) b:pack("<i4 s2", 7, piece) end, function(had) return had .. "\7\0\0\0\32\3" .. piece end },
+    reserve = { function(b) b:reserve(5000) end, function(had) return had end },
+    read_at = { function(b) file:seek("set"); b:read(file, 100, 1) end,
+                function(had) return piece:sub(1, 100) .. had:sub(101) end },
   }
   each_mode(function()
     for name, case in pairs(cases) do
@@ -214,6 +230,11 @@ function TestCollectorInCalls.test_random_operations_under_finalizers()
   end
   -- Ranges are chosen before the call, and finalizers may shrink the buffer
   -- inside it: an operation may then fail, with an argument error.
+  local file = io.tmpfile()
+  file:write(h.pattern(1000, 6))
+  local function walk(it)   -- (at most 200 steps: finalizers may keep appending)
+    for _ = 1, 200 do if it() == nil then return end end
+  end
   local ops = {
     function(b, c) avxbuf.copy(b, rand(#b + 1) + 1, c) end,
     function(b, c) if #c > 0 then avxbuf.copy(b, 1, c, 1, rand(#c) + 1) end end,
@@ -227,6 +248,18 @@ function TestCollectorInCalls.test_random_operations_under_finalizers()
     function(b) return b .. rand(1000) + 0.5 end,
     function(b) if #b >= 8 then return b:unpack(1, "<i4 c2") end end,
     function(b) return b:find("x") end,
+    function(b) return b:match("(%w+)(.)()", 3) end,
+    function(b) for _ in b:gmatch("%a+") do end end,
+    function(b) b:put(rand(1000) + 0.5, rand(100)) end,
+    function(b) b:putf("%s:%d;", "k", rand(100)) end,
+    function(b, c) b:putf("%s|%5.2f", c, rand(100) / 7) end,
+    function(b) b:pack("<i4 s1 !8 d", rand(1000), "abc", 1.5) end,
+    function(b) b:pack(rand(#b + 1) + 1, "<i8 z", rand(99), "zz") end,
+    function(b) b:reserve(rand(5000)) end,
+    function(b) walk(b:lines(rand(50) + 1)) end,
+    function(b) walk(b:split("\0", rand(50) + 1)) end,
+    function(b, c) walk(b:split(c, rand(50) + 1)) end,
+    function(b) file:seek("set", rand(900)); return b:read(file, rand(300), rand(#b + 1) + 1) end,
     function(b) return avxbuf.from(b, 2) end,
   }
   each_mode(function()

@@ -67,11 +67,11 @@ end
 
 function TestGrowth.test_put_checks_every_argument_before_appending()
   local b = avxbuf.from("keep")
-  for k, bad in ipairs { 5, true, {}, print, 1.5 } do
+  for k, bad in ipairs { true, {}, print, io.stdout } do
     -- (not a tail call, which would lose the method's name under LuaJIT)
     local ok, err = pcall(function() b:put("x", avxbuf.from("y"), bad, "z") end)
     lu.assertFalse(ok)
-    lu.assertStrContains(err, "bad argument #3 to 'put' (string or avxbuf.buffer expected, got ")
+    lu.assertStrContains(err, "bad argument #3 to 'put' (string, number or avxbuf.buffer expected, got ")
     lu.assertEquals(b:tostring(), "keep", "case " .. k)
   end
   local ok, err = pcall(avxbuf.new().put, 5)

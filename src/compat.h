@@ -68,12 +68,14 @@ static inline int avxbuf_geti(lua_State *L, int t, lua_Integer i)
   return lua_type(L, -1);
 }
 
-/* Integral and exact in a double: within +-2^53. */
+/* Integral and exact in a double: within +-2^53. isint may be NULL, as
+ * 5.2's lua_tointeger macro passes it. */
 static inline lua_Integer avxbuf_tointegerx(lua_State *L, int i, int *isint)
 {
   lua_Number n = lua_tonumber(L, i);
-  *isint = lua_isnumber(L, i) && n == floor(n) && n >= -9007199254740992.0 && n <= 9007199254740992.0;
-  return *isint ? (lua_Integer)n : 0;
+  int ok = lua_isnumber(L, i) && n == floor(n) && n >= -9007199254740992.0 && n <= 9007199254740992.0;
+  if (isint) *isint = ok;
+  return ok ? (lua_Integer)n : 0;
 }
 #endif
 

@@ -24,7 +24,8 @@ const char *avxbuf_pushf(lua_State *L, const char *fmt, ...)
 int avxbuf_argtype(lua_State *L, int arg, const char *expected)
 {
   if (luaL_getmetafield(L, arg, "__name")) {
-    int forged = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), BUFFER_NAME) == 0;
+    int forged = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), BUFFER_NAME) == 0
+                 && testbuffer(L, arg) == NULL;
     lua_pop(L, 1);
     if (forged)
       return luaL_argerror(L, arg, lua_pushfstring(L, "%s expected, got a %s with the buffer metatable",

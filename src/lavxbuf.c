@@ -12,7 +12,8 @@ static const luaL_Reg *const meta[] = { avxbuf_buffer_meta, avxbuf_inspect_meta,
 static const luaL_Reg *const funcs[] = { avxbuf_buffer_funcs, avxbuf_inspect_funcs, avxbuf_settings_funcs,
                                          avxbuf_measure_funcs, NULL };
 static const luaL_Reg *const methods[] = {
-  avxbuf_buffer_methods, avxbuf_inspect_methods, avxbuf_pack_methods, avxbuf_io_methods, NULL };
+  avxbuf_buffer_methods, avxbuf_inspect_methods, avxbuf_pack_methods, avxbuf_io_methods, avxbuf_match_methods,
+  avxbuf_format_methods, avxbuf_split_methods, NULL };
 /* Methods that are the module's own closures: buf:copy == avxbuf.copy. */
 static const char *const shared_methods[] = { "copy", "zero", "fill", NULL };
 

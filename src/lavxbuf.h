@@ -5,11 +5,15 @@
  *   lbuffer.c   buffers: construction, growth, reads, copy/zero/fill
  *   linspect.c  find, compare, hex; == < <= .. and tostring
  *   lpack.c     pack and unpack (the format parser: packfmt.c)
+ *   lmatch.c    find, match, gmatch: Lua 5.4's patterns (the matcher: match.c)
+ *   lformat.c   putf: string.format into a buffer
+ *   lsplit.c    lines and split: iterators over pieces of a buffer
  *   lio.c       reading and writing files
  *   lsettings.c knobs, kernels, the CPU and the policy as Lua tables
  *   lmeasure.c  kernels timed from C, and tune (lua/avxbuf/tune.lua decides)
  *   lcapi.c     the C API table of include/avxbuf.h
- *   lluajit.c   LuaJIT: hands copy/zero/fill to lua/avxbuf/ffi.lua */
+ *   lluajit.c   LuaJIT: hands copy/zero/fill to lua/avxbuf/ffi.lua
+ *   lembed.c    the Lua code above, compiled into the module */
 #ifndef AVXBUF_LAVXBUF_H
 #define AVXBUF_LAVXBUF_H
 
@@ -178,11 +182,18 @@ void avxbuf_reserve(lua_State *L, lmodule *m, buffer *b, size_t need, size_t kee
 void avxbuf_pace(lua_State *L, lmodule *m);
 extern const luaL_Reg avxbuf_buffer_funcs[], avxbuf_buffer_methods[], avxbuf_buffer_meta[];
 
-/* lsettings.c, linspect.c, lpack.c, lio.c, lmeasure.c */
+/* lsettings.c, linspect.c, lpack.c, lio.c, lformat.c, lsplit.c, lmeasure.c */
 extern const luaL_Reg avxbuf_settings_funcs[];
 extern const luaL_Reg avxbuf_inspect_funcs[], avxbuf_inspect_methods[], avxbuf_inspect_meta[];
 extern const luaL_Reg avxbuf_pack_methods[], avxbuf_io_methods[];
+extern const luaL_Reg avxbuf_match_methods[];   /* lmatch.c */
+extern const luaL_Reg avxbuf_format_methods[], avxbuf_split_methods[];
 extern const luaL_Reg avxbuf_measure_funcs[];
+
+/* lembed.c: require(name) of a Lua module compiled into avxbuf
+ * (avxbuf.ffi, avxbuf.tune): pushes it and returns 1, or pushes the error
+ * and returns 0. */
+int avxbuf_require_embedded(lua_State *L, const char *name);
 
 /* lcapi.c */
 void avxbuf_capi_init(avxbuf_api *api);

@@ -201,10 +201,41 @@ static int l_resize(lua_State *L)
   return 1;
 }
 
-/* buf:put(v, ...) -> buf: strings and buffers (buf itself too: the value it
- * had before this call), all checked before the first byte moves. The
- * pieces are found once: a string stays where it is while on the stack,
- * and of the buffers only buf's own data can move (when it grows). */
+/* buf:reserve(n) -> buf: room for n more bytes; the length stays. */
+static int l_reserve(lua_State *L)
+{
+  buffer *b = checkbuffer(L, 1);
+  lmodule *m = buffer_module(L, b);
+  avxbuf_pace(L, m);
+  lua_Integer n = checkint(L, 2);
+  luaL_argcheck(L, n >= 0, 2, "count must not be negative");
+  if ((unsigned long long)n > MAX_LENGTH - b->len)
+    return luaL_argerror(L, 2, avxbuf_pushf(L, "the buffer would exceed %llu bytes", (unsigned long long)MAX_LENGTH));
+  avxbuf_reserve(L, m, b, b->len + (size_t)n, b->len);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* buf:capacity() -> the bytes the buffer holds without allocating */
+static int l_capacity(lua_State *L)
+{
+  lua_pushinteger(L, (lua_Integer)checkbuffer(L, 1)->cap);
+  return 1;
+}
+
+/* buf:reset() -> buf: empty, the memory kept for what comes next */
+static int l_reset(lua_State *L)
+{
+  buffer_setlen(checkbuffer(L, 1), 0);
+  lua_settop(L, 1);
+  return 1;
+}
+
+/* buf:put(v, ...) -> buf: strings, numbers (as tostring writes them) and
+ * buffers (buf itself too: the value it had before this call), all checked
+ * before the first byte moves. The pieces are found once: a string stays
+ * where it is while on the stack, and of the buffers only buf's own data
+ * can move (when it grows). */
 #define PUT_CACHED 16
 static int l_put(lua_State *L)
 {
@@ -212,6 +243,10 @@ static int l_put(lua_State *L)
   lmodule *m = buffer_module(L, b);
   avxbuf_pace(L, m);   /* first: a finalizer it runs may change b */
   int top = lua_gettop(L);
+  /* Numbers become strings in place, as lua_tolstring does for tostring on
+   * every Lua version; that allocates, so it comes before b is read. */
+  for (int i = 2; i <= top; i++)
+    if (lua_type(L, i) == LUA_TNUMBER) lua_tolstring(L, i, NULL);
   size_t old = b->len, total = old;
   struct { const unsigned char *p; size_t len; } piece[PUT_CACHED];
   for (int i = 2; i <= top; i++) {
@@ -221,7 +256,7 @@ static int l_put(lua_State *L)
       p = (const unsigned char *)lua_tolstring(L, i, &len);
     } else {
       buffer *v = testbuffer(L, i);
-      if (v == NULL) return avxbuf_argtype(L, i, "string or " BUFFER_NAME);
+      if (v == NULL) return avxbuf_argtype(L, i, "string, number or " BUFFER_NAME);
       p = v == b ? NULL : v->data;
       len = v->len;
     }
@@ -437,6 +472,7 @@ const luaL_Reg avxbuf_buffer_funcs[] = {
 const luaL_Reg avxbuf_buffer_methods[] = {
   { "tostring", l_tostring }, { "byte", l_byte },
   { "resize", l_resize }, { "put", l_put }, { "free", l_free },
+  { "reserve", l_reserve }, { "capacity", l_capacity }, { "reset", l_reset },
   { NULL, NULL }
 };
 

@@ -47,9 +47,11 @@ static int l_write(lua_State *L)
  * costs no more memory than the file. */
 #define READ_CHUNK (64 * 1024)
 
-/* buf:read(file [, n]) -> bytes appended (0 at end of file) | nil, message,
- * errno. Up to n bytes, or to the end of the file. The bytes are counted
- * into the buffer only once the read has succeeded. */
+/* buf:read(file [, n [, i]]) -> bytes read (0 at end of file) | nil,
+ * message, errno. Up to n bytes, or to the end of the file, at index i
+ * (1 .. #buf + 1; by default appended), growing the buffer as needed. The
+ * bytes land past the length first and count (moved to i) only once the
+ * read has succeeded: a failed read leaves the contents as they were. */
 static int l_read(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
@@ -57,6 +59,7 @@ static int l_read(lua_State *L)
   lmodule *m = buffer_module(L, b);
   avxbuf_pace(L, m);   /* first: a finalizer it runs may change b */
   size_t old = b->len, got = 0;
+  size_t at = lua_isnoneornil(L, 4) ? old : avxbuf_checkindex(L, 4, checkint(L, 4), old);
   size_t want = MAX_LENGTH - old;
   if (!lua_isnoneornil(L, 3)) {
     lua_Integer n = checkint(L, 3);
@@ -81,7 +84,11 @@ static int l_read(lua_State *L)
       break;   /* end of file */
     }
   }
-  buffer_setlen(b, old + got);
+  if (at < old) {
+    unsigned char *d = b->data + at, *s = b->data + old;
+    avxbuf_copy(&m->settings.plan, d, s, got, avxbuf_overlap_of(d, s, got));
+  }
+  buffer_setlen(b, at + got > old ? at + got : old);
   lua_pushinteger(L, (lua_Integer)got);
   return 1;
 }

@@ -1,4 +1,4 @@
-/* Typed access: buf:pack(i, fmt, v...) and buf:unpack(i, fmt), with the
+/* Typed access: buf:pack([i,] fmt, v...) and buf:unpack(i, fmt), with the
  * format language of string.pack (src/packfmt.c) and its results byte for
  * byte and value for value, on every Lua version (5.1, 5.2 and LuaJIT have
  * no string.pack). A pack is checked whole, values and room, before it
@@ -37,20 +37,49 @@ static void put_bytes(unsigned char *out, const void *p, size_t size, int little
   for (size_t k = 0; k < size; k++) out[little ? k : size - 1 - k] = s[k];
 }
 
-/* One pass over the format from value argument `arg`: with out == NULL it
- * checks every value and returns the total size; with out it writes. The
- * checks are string.pack's. */
-static size_t pack_pass(lua_State *L, const char *fmt, int fmt_arg, int arg, unsigned char *out)
+/* Where a pass writes: nowhere (it measures), at a place with room for
+ * everything (out), or past the length of a buffer that it grows item by
+ * item (b, from offset base). */
+typedef struct sink {
+  unsigned char *out;
+  buffer *b;
+  lmodule *m;
+  size_t base;
+  uint32_t gen;   /* b's generation after the pass's own last growth */
+  int fmt_arg;
+} sink;
+
+#define RESTART ((size_t)-1)
+
+/* Room for n bytes at offset `at` of the pass's output, or NULL when
+ * measuring. */
+static unsigned char *place(lua_State *L, sink *k, size_t at, size_t n)
+{
+  if (k == NULL) return NULL;
+  if (k->b == NULL) return k->out + at;
+  if (n > MAX_LENGTH - k->base - at)
+    luaL_argerror(L, k->fmt_arg, avxbuf_pushf(L, "the buffer would exceed %llu bytes", (unsigned long long)MAX_LENGTH));
+  avxbuf_reserve(L, k->m, k->b, k->base + at + n, k->base + at);
+  k->gen = k->b->gen;
+  return k->b->data + k->base + at;
+}
+
+/* One pass over the format from value argument `arg`, checking every
+ * value as string.pack does and writing it to k (NULL: measure only);
+ * returns the total size. Turning a number into a string (s, z, c) may run
+ * a finalizer, which may change the buffer a growing pass writes past:
+ * then it returns RESTART, and the number stays a string for the next. */
+static size_t pack_pass(lua_State *L, const char *fmt, int fmt_arg, int arg, sink *k)
 {
   avxbuf_pk h;
   avxbuf_pk_item it;
   size_t total = 0;
   avxbuf_pk_init(&h, fmt);
   while (next_item(L, &h, total, &it, fmt_arg)) {
-    size_t need = it.padding + (it.kind == PK_STRING || it.kind == PK_CHAR || it.kind == PK_ZSTR ? 0 : it.size);
+    int has_body = !(it.kind == PK_STRING || it.kind == PK_CHAR || it.kind == PK_ZSTR);
+    size_t need = it.padding + (has_body ? it.size : 0);
     if (need > MAX_LENGTH - total) luaL_argerror(L, fmt_arg, "format result too large");
-    if (out) memset(out + total, 0, it.padding);
-    total += it.padding;
+    unsigned char *out = NULL;
     switch (it.kind) {
     case PK_INT: case PK_UINT: {
       lua_Integer n = luaL_checkinteger(L, arg);
@@ -63,30 +92,29 @@ static size_t pack_pass(lua_State *L, const char *fmt, int fmt_arg, int arg, uns
         }
       }
       /* Only signed formats extend the sign past 8 bytes (string.pack: I16 of -1 is ff x8 00 x8). */
-      if (out) put_int(out + total, (unsigned long long)n, h.little, it.size, it.kind == PK_INT && n < 0);
-      total += it.size;
+      if ((out = place(L, k, total, need)) != NULL)
+        put_int(out + it.padding, (unsigned long long)n, h.little, it.size, it.kind == PK_INT && n < 0);
       arg++;
       break;
     }
     case PK_FLOAT: {
       float f = (float)luaL_checknumber(L, arg++);
-      if (out) put_bytes(out + total, &f, sizeof f, h.little);
-      total += it.size;
+      if ((out = place(L, k, total, need)) != NULL) put_bytes(out + it.padding, &f, sizeof f, h.little);
       break;
     }
     case PK_DOUBLE: case PK_NUMBER: {
       double d = (double)luaL_checknumber(L, arg++);
       lua_Number num = (lua_Number)d;
-      if (out) {
-        if (it.kind == PK_DOUBLE) put_bytes(out + total, &d, sizeof d, h.little);
-        else put_bytes(out + total, &num, sizeof num, h.little);
+      if ((out = place(L, k, total, need)) != NULL) {
+        if (it.kind == PK_DOUBLE) put_bytes(out + it.padding, &d, sizeof d, h.little);
+        else put_bytes(out + it.padding, &num, sizeof num, h.little);
       }
-      total += it.size;
       break;
     }
     case PK_CHAR: case PK_STRING: case PK_ZSTR: {
       size_t len;
       const char *s = luaL_checklstring(L, arg, &len);
+      if (k && k->b && k->b->gen != k->gen) return RESTART;
       size_t body = it.kind == PK_CHAR ? it.size : it.kind == PK_STRING ? it.size + len : len + 1;
       if (it.kind == PK_CHAR)
         luaL_argcheck(L, len <= it.size, arg, "string longer than given size");
@@ -95,44 +123,66 @@ static size_t pack_pass(lua_State *L, const char *fmt, int fmt_arg, int arg, uns
                       "string length does not fit in given size");
       else
         luaL_argcheck(L, strlen(s) == len, arg, "string contains zeros");
-      if (len > MAX_LENGTH || body > MAX_LENGTH - total) luaL_argerror(L, fmt_arg, "format result too large");
-      if (out) {
-        unsigned char *p = out + total;
+      if (len > MAX_LENGTH || body > MAX_LENGTH - total - need) luaL_argerror(L, fmt_arg, "format result too large");
+      need += body;
+      if ((out = place(L, k, total, need)) != NULL) {
+        unsigned char *p = out + it.padding;
         if (it.kind == PK_STRING) { put_int(p, len, h.little, it.size, 0); p += it.size; }
         memcpy(p, s, len);
         if (it.kind == PK_CHAR) memset(p + len, 0, it.size - len);
         if (it.kind == PK_ZSTR) p[len] = '\0';
       }
-      total += body;
       arg++;
       break;
     }
     case PK_PAD:
-      if (out) out[total] = 0;
-      total += 1;
+      if ((out = place(L, k, total, need)) != NULL) out[it.padding] = 0;
       break;
     case PK_ALIGN: case PK_NOP:
+      out = place(L, k, total, need);
       break;
     }
+    if (out) memset(out, 0, it.padding);
+    total += need;
   }
   return total;
 }
 
-/* buf:pack(i, fmt, v...) -> the index after the last byte written */
+/* buf:pack([i,] fmt, v...) -> the index after the last byte written. At i
+ * (1 .. #buf + 1), or appended without it; the buffer grows to take what
+ * does not fit. */
 static int l_pack(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
-  lua_Integer i = checkint(L, 2);
-  const char *fmt = luaL_checkstring(L, 3);
-  avxbuf_checkindex(L, 2, i, b->len);
-  size_t total = pack_pass(L, fmt, 3, 4, NULL);
-  /* Checking a value may have turned a number into a string, which may have
-   * run a finalizer, which may have resized b: its length is read now. */
-  size_t off = avxbuf_checkindex(L, 2, i, b->len);
-  if (total > b->len - off)
-    luaL_argerror(L, 3, avxbuf_pushf(L, "the %llu bytes packed do not fit at index %lld of a %llu-byte buffer",
-                                     (unsigned long long)total, (long long)i, (unsigned long long)b->len));
-  pack_pass(L, fmt, 3, 4, b->data + off);
+  lmodule *m = buffer_module(L, b);
+  avxbuf_pace(L, m);   /* first: a finalizer it runs may change b */
+  int at = lua_type(L, 2) != LUA_TSTRING;   /* an index before the format */
+  int fmt_arg = 2 + at;
+  lua_Integer i = at ? checkint(L, 2) : 0;
+  const char *fmt = luaL_checkstring(L, fmt_arg);
+  size_t total, off;
+  if (!at) {
+    /* One pass, written past the length, which moves only at the end: an
+     * error on the way leaves the buffer as it was. */
+    sink k = { NULL, b, m, 0, 0, fmt_arg };
+    do {
+      k.base = off = b->len;
+      k.gen = b->gen;
+    } while ((total = pack_pass(L, fmt, fmt_arg, fmt_arg + 1, &k)) == RESTART);
+  } else {
+    /* Within the bytes there are: every value checked first (measured),
+     * then written. Checking may have run a finalizer (a number made a
+     * string), which may have resized b: its length is read after. */
+    avxbuf_checkindex(L, 2, i, b->len);
+    total = pack_pass(L, fmt, fmt_arg, fmt_arg + 1, NULL);
+    off = avxbuf_checkindex(L, 2, i, b->len);
+    if (total > MAX_LENGTH - off)
+      luaL_argerror(L, fmt_arg, avxbuf_pushf(L, "the buffer would exceed %llu bytes", (unsigned long long)MAX_LENGTH));
+    if (off + total > b->len) avxbuf_reserve(L, m, b, off + total, b->len);
+    sink k = { b->data + off, NULL, NULL, 0, 0, fmt_arg };
+    pack_pass(L, fmt, fmt_arg, fmt_arg + 1, &k);
+  }
+  if (off + total > b->len) buffer_setlen(b, off + total);
   lua_pushinteger(L, (lua_Integer)(off + total + 1));
   return 1;
 }

@@ -1,0 +1,495 @@
+-- buf:lines([init]) and buf:split(sep [, init]), against references that do
+-- not go through avxbuf: file:lines() of a file holding the same bytes and
+-- a pure-Lua line splitter; a pure-Lua Python-style str.split (plain
+-- string.find) and hand-checked Python results. Every init from -#s-2 to
+-- #s+2, separators of 1..4 bytes that overlap themselves, buffers as
+-- separators, 64 KiB+ texts under every search kernel, and loop bodies that
+-- append to, shrink, free or reset the buffer being walked, followed step
+-- by step by a string model of the same changes.
+local lu = require "luaunit"
+local h = require "helpers"
+local avxbuf = h.avxbuf
+
+-- The collector-torture build (make test-gc) runs a full collection at every
+-- point where the binding may allocate: it gets fewer cases. (A new buffer
+-- is such a point; anywhere else one call does not finish a cycle.)
+local function torture_build()
+  collectgarbage()
+  for _ = 1, 3 do
+    local weak = setmetatable({}, { __mode = "k" })
+    weak[{}] = true
+    avxbuf.new(0)
+    if next(weak) ~= nil then return false end
+  end
+  return true
+end
+local TORTURE = torture_build()
+local LIGHT = h.LIGHT or TORTURE
+
+local function rng(seed)
+  local x = seed % 4294967296
+  return function(n)   -- 0 .. n-1
+    x = (x * 69069 + 1) % 4294967296
+    return math.floor(x / 4294967296 * n)
+  end
+end
+
+-- string.sub's start rule (negative from the end, 0 is 1), past the end
+-- clamped to #s + 1.
+local function start_of(init, len)
+  if init == nil then return 1 end
+  if init < 0 then init = math.max(len + init + 1, 1) elseif init == 0 then init = 1 end
+  return math.min(init, len + 1)
+end
+
+-- ---- references ---------------------------------------------------------------
+
+-- Lines as file:lines() gives them, in plain Lua.
+local function lines_reference(s)
+  local t, pos = {}, 1
+  while pos <= #s do
+    local nl = s:find("\n", pos, true)
+    if not nl then
+      t[#t + 1] = s:sub(pos)
+      break
+    end
+    t[#t + 1] = s:sub(pos, nl - 1)
+    pos = nl + 1
+  end
+  return t
+end
+
+-- file:lines() itself, from byte `start` of a file holding the text (5.1,
+-- 5.2 and LuaJIT read lines with fgets: texts for it have no zero bytes).
+local function file_lines(f, start)
+  f:seek("set", start - 1)
+  local t = {}
+  for line in f:lines() do t[#t + 1] = line end
+  return t
+end
+
+-- Python's s.split(sep) on s:sub(start), as 1-based inclusive ranges of s.
+local function split_reference(s, sep, start)
+  local t, pos = {}, start
+  while true do
+    local a = pos <= #s - #sep + 1 and s:find(sep, pos, true)
+    if not a then
+      t[#t + 1] = { pos, #s }
+      return t
+    end
+    t[#t + 1] = { pos, a - 1 }
+    pos = a + #sep
+  end
+end
+
+local function collect_lines(b, init)
+  local t = {}
+  for line in b:lines(init) do t[#t + 1] = line end
+  return t
+end
+
+local function collect_split(b, sep, init)
+  local t = {}
+  for i, j in b:split(sep, init) do t[#t + 1] = { i, j } end
+  return t
+end
+
+local function show(s)
+  return (string.format("%q", s):gsub("\\\n", "\\n"))
+end
+
+local function same_lines(got, want, what)
+  for k = 1, math.max(#got, #want) do
+    if got[k] ~= want[k] then
+      error(string.format("%s: line %d: got %s, expected %s (%d lines, expected %d)", what, k,
+                          got[k] and show(got[k]) or "none", want[k] and show(want[k]) or "none", #got, #want), 2)
+    end
+  end
+end
+
+local function same_ranges(got, want, what)
+  for k = 1, math.max(#got, #want) do
+    local g, w = got[k], want[k]
+    if not g or not w or g[1] ~= w[1] or g[2] ~= w[2] then
+      error(string.format("%s: piece %d: got %s, expected %s (%d pieces, expected %d)", what, k,
+                          g and g[1] .. ".." .. g[2] or "none", w and w[1] .. ".." .. w[2] or "none", #got, #want), 2)
+    end
+  end
+end
+
+-- Random text from pieces (newlines, CRLF, empty lines, CR alone).
+local function text(r, len, pieces)
+  local t, n = {}, 0
+  while n < len do
+    local p = pieces[1 + r(#pieces)]
+    t[#t + 1] = p
+    n = n + #p
+  end
+  return table.concat(t):sub(1, len)
+end
+
+-- Every init from -len - 2 to len + 2 (in the torture build: the ends and
+-- a few between).
+local function inits(len)
+  local t = {}
+  if TORTURE then
+    for _, i in ipairs { -len - 2, -len - 1, -len, -1, 0, 1, 2, math.floor(len / 2), len, len + 1, len + 2 } do
+      t[#t + 1] = i
+    end
+  else
+    for i = -len - 2, len + 2 do t[#t + 1] = i end
+  end
+  return t
+end
+
+local LINE_PIECES = { "a", "bc", " ", "\n", "\r\n", "\n\n", "\r", "xyz", "hello world" }
+
+TestSplit = {}
+
+function TestSplit.tearDown()
+  avxbuf.reset()
+end
+
+-- ---- lines ----------------------------------------------------------------------
+
+function TestSplit.test_lines_known()
+  local cases = {
+    { "", {} }, { "\n", { "" } }, { "\n\n", { "", "" } }, { "a", { "a" } }, { "a\n", { "a" } },
+    { "a\nb", { "a", "b" } }, { "a\r\nb\r\n", { "a\r", "b\r" } }, { "\r", { "\r" } },
+    { "a\n\nb\n\n", { "a", "", "b", "" } },
+    { "a\0b\n\0", { "a\0b", "\0" } },
+  }
+  for _, c in ipairs(cases) do
+    same_lines(collect_lines(avxbuf.from(c[1])), c[2], show(c[1]))
+    same_lines(lines_reference(c[1]), c[2], "the reference, " .. show(c[1]))
+    -- inits at the ends of the integers: clamped
+    same_lines(collect_lines(avxbuf.from(c[1]), h.MININT), c[2], show(c[1]) .. " from the smallest integer")
+    same_lines(collect_lines(avxbuf.from(c[1]), h.MAXINT), {}, show(c[1]) .. " from the largest integer")
+  end
+end
+
+function TestSplit.test_lines_against_file_lines_at_every_init()
+  local r = rng(11)
+  local lengths = TORTURE and { 0, 1, 2, 17, 64, 65, 129, 300 }
+                  or { 0, 1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 200, 255, 256,
+                       299, 300 }
+  local texts = { "\n", "\n\n", "a\n", "\r\n", "a\r\nb", "\r", "\n\n\n\na" }
+  for _, len in ipairs(lengths) do
+    texts[#texts + 1] = text(r, len, LINE_PIECES)
+    if not LIGHT then texts[#texts + 1] = text(r, len, { "\n", "ab", "\r\n", "c" }) end
+  end
+  for _, s in ipairs(texts) do
+    local b = avxbuf.from(s)
+    local f = io.tmpfile()
+    f:write(s)
+    for _, init in ipairs(inits(#s)) do
+      local start = start_of(init, #s)
+      local what = string.format("%d-byte text, init %d", #s, init)
+      local want = file_lines(f, start)
+      same_lines(lines_reference(s:sub(start)), want, what .. ": the two references")
+      same_lines(collect_lines(b, init), want, what)
+    end
+    same_lines(collect_lines(b), file_lines(f, 1), "no init")
+    f:close()
+    h.assert_bytes(b:tostring(), s, "lines changes nothing")
+  end
+end
+
+-- Zero bytes (which 5.1's file:lines cannot read back): the plain reference.
+function TestSplit.test_lines_with_zero_bytes()
+  local r = rng(12)
+  for len = 0, LIGHT and 60 or 200, 7 do
+    local s = text(r, len, { "\0", "a", "\n", "\r\n", "\0\n" })
+    local b = avxbuf.from(s)
+    for _, init in ipairs(inits(#s)) do
+      same_lines(collect_lines(b, init), lines_reference(s:sub(start_of(init, #s))), "init " .. init)
+    end
+  end
+end
+
+function TestSplit.test_lines_of_a_large_buffer()
+  local r = rng(13)
+  local parts = {}
+  for k = 1, 40 do
+    parts[k] = h.long_pattern(({ 0, 1, 63, 64, 65, 4095, 4096, 10000 })[1 + r(8)], k):gsub("\n", "")
+  end
+  local s = table.concat(parts, "\n") .. ("z"):rep(70000)
+  local b = avxbuf.from(s)
+  -- (file:lines of 5.1, 5.2 and LuaJIT stops at a zero byte)
+  local no_zero = s:gsub(".", function(c) if c == "\0" then return "0" end end)
+  local f = io.tmpfile()
+  f:write(no_zero)
+  local plain = avxbuf.from(no_zero)
+  for _, init in ipairs { 1, 2, 64, 65, 4097, #s - 70000, #s - 1, #s, #s + 1 } do
+    same_lines(collect_lines(b, init), lines_reference(s:sub(init)), "init " .. init)
+    same_lines(collect_lines(plain, init), file_lines(f, init), "file, init " .. init)
+  end
+  f:close()
+end
+
+-- ---- split -------------------------------------------------------------------------
+
+-- What Python's str.split gives (checked by hand against CPython).
+local PYTHON = {
+  { "a,b,,c", ",", { "a", "b", "", "c" } }, { ",a,", ",", { "", "a", "" } }, { "", ",", { "" } },
+  { "abc", "abc", { "", "" } }, { "aaa", "aa", { "", "a" } }, { "aaaa", "aa", { "", "", "" } },
+  { "aaaaa", "aa", { "", "", "a" } }, { "abab", "ab", { "", "", "" } }, { "aXbXXc", "XX", { "aXb", "c" } },
+  { "a\r\nb\r\n", "\r\n", { "a", "b", "" } }, { "xyz", "xyzw", { "xyz" } }, { "a\0b\0", "\0", { "a", "b", "" } },
+  { "abcabcab", "cab", { "ab", "", "" } }, { "aabaab", "aab", { "", "", "" } }, { "ababa", "aba", { "", "ba" } },
+}
+
+function TestSplit.test_split_known()
+  for _, c in ipairs(PYTHON) do
+    local s, sep, want = c[1], c[2], c[3]
+    for _, as in ipairs { sep, avxbuf.from(sep) } do
+      local b = avxbuf.from(s)
+      local got = {}
+      for i, j in b:split(as) do
+        lu.assertTrue(j >= i - 1, "a range")
+        got[#got + 1] = b:tostring(i, j)
+      end
+      lu.assertEquals(got, want, string.format("%s split by %s", show(s), show(sep)))
+      same_ranges(collect_split(b, as, h.MININT), collect_split(b, as), "from the smallest integer")
+      same_ranges(collect_split(b, as, h.MAXINT), { { #s + 1, #s } }, "from the largest integer")
+      -- and the reference agrees
+      local ref = {}
+      for k, p in ipairs(split_reference(s, sep, 1)) do ref[k] = s:sub(p[1], p[2]) end
+      lu.assertEquals(ref, want, "the reference")
+    end
+  end
+end
+
+function TestSplit.test_split_random_at_every_init()
+  local r = rng(21)
+  local seps = {}
+  for len = 1, 4 do   -- every separator over {a, b} of 1 to 4 bytes
+    for k = 0, 2 ^ len - 1 do
+      local t = {}
+      for bit = 1, len do t[bit] = h.bit_is_set(k, bit - 1) and "b" or "a" end
+      seps[#seps + 1] = table.concat(t)
+    end
+  end
+  for round = 1, LIGHT and 25 or 90 do
+    local len = round <= 10 and round - 1 or r(70)
+    local alphabet = round % 5 == 0 and { "a", "b", "\0", "c" } or round % 3 == 0 and { "a" } or { "a", "b" }
+    local s = text(r, len, alphabet)
+    local b = avxbuf.from(s)
+    local chosen = { "aa", seps[1 + r(#seps)], seps[1 + r(#seps)], seps[1 + r(#seps)], seps[1 + r(#seps)] }
+    if round % 5 == 0 then chosen[#chosen + 1] = "\0" end
+    if #s > 0 then chosen[#chosen + 1] = s end
+    chosen[#chosen + 1] = s .. "a"
+    for _, sep in ipairs(chosen) do
+      local as = r(3) == 0 and avxbuf.from(sep) or sep
+      for _, init in ipairs(inits(#s)) do
+        same_ranges(collect_split(b, as, init), split_reference(s, sep, start_of(init, #s)),
+                    string.format("%s split by %s%s from %d", show(s), type(as) == "string" and "" or "a buffer ",
+                                  show(sep), init))
+      end
+    end
+    if #s > 0 then same_ranges(collect_split(b, b), split_reference(s, s, 1), "split by itself") end
+    h.assert_bytes(b:tostring(), s, "split changes nothing")
+  end
+end
+
+-- Texts of 64 KiB and more under each search kernel: separators at vector
+-- and page boundaries, long pieces, near misses, periodic text.
+local function check_kernel_split(cfg)
+  h.use(cfg.knobs)
+  local function check(s, sep, what, init)
+    local b = avxbuf.from(s)
+    same_ranges(collect_split(b, sep, init), split_reference(s, sep, start_of(init, #s)),
+                string.format("%s: %s (%d bytes, %d-byte separator)", cfg.name, what, #s, #sep))
+  end
+  local big = h.long_pattern(LIGHT and 66000 or 140000, 5)
+  for _, m in ipairs { 1, 2, 3, 4, 8, 16, 33, 64, 65 } do
+    check(big, big:sub(#big - 30000 + 1, #big - 30000 + m), "a separator from the text")
+    check(big, big:sub(1, m), "the text's first bytes")
+    check(big, big:sub(#big - m + 1), "the text's last bytes", 1000)
+    if m >= 3 then
+      check(big, big:sub(500, 500) .. ("\255"):rep(m - 2) .. big:sub(500 + m - 1, 500 + m - 1), "a near miss")
+    end
+  end
+  -- the separator at every position around vector and page boundaries
+  -- (at each listed index that does not overlap the one before)
+  local t, len = {}, 0
+  for _, at in ipairs { 1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 4095, 4096, 4097, 65535, 65536, 65537,
+                        69990 } do
+    if at > len then
+      t[#t + 1] = ("x"):rep(at - len - 1) .. "ab"
+      len = at + 1
+    end
+  end
+  t[#t + 1] = ("x"):rep(70000 - len)
+  local spaced = table.concat(t)
+  lu.assertEquals({ spaced:find("ab", 4000, true) }, { 4095, 4096 })
+  check(spaced, "ab", "separators at boundaries")
+  check(spaced, "xab", "separators at boundaries, 3 bytes")
+  for off = 0, 63, LIGHT and 21 or 7 do check(spaced:sub(off + 1), "ab", "offset " .. off) end
+  check(("a"):rep(20000), "aab", "periodic, absent")
+  check(("a"):rep(20001), "aa", "periodic, overlapping")
+  check(("ab"):rep(30000) .. "abb", "abb", "periodic pairs")
+  check(("\n"):rep(70000), "\n", "every byte a separator")
+end
+
+for _, cfg in ipairs(h.kernel_configs()) do
+  TestSplit["test_split_kernel_" .. cfg.name] = function() check_kernel_split(cfg) end
+end
+
+-- ---- the loop body changes the buffer ---------------------------------------------
+
+local function apply(b, s, m)
+  if m[1] == "append" then
+    b:put(m[2])
+    return s .. m[2]
+  elseif m[1] == "resize" then
+    b:resize(m[2])
+    return m[2] <= #s and s:sub(1, m[2]) or s .. ("\0"):rep(m[2] - #s)
+  elseif m[1] == "free" then
+    b:free()
+    return ""
+  elseif m[1] == "reset" then
+    b:reset()
+    return ""
+  end
+  return s
+end
+
+-- Walks b:lines(init) while sched(step, s) changes the buffer after each
+-- line, and follows it with a model: each step reads the buffer as it is
+-- then, from just past the newline of the line before. After a line that
+-- ran to the end without a newline the iteration may end, or go on with
+-- the bytes appended since, but it may not skip or repeat any.
+local function walk_lines(s, init, sched, what)
+  local b = avxbuf.from(s)
+  local it = b:lines(init)
+  local pos, open = start_of(init, #s) - 1, false
+  for step = 1, 10000 do
+    local got = it()
+    if pos >= #s then
+      lu.assertNil(got, string.format("%s: step %d: the end (%d bytes), got %s", what, step, #s, tostring(got)))
+      lu.assertNil(it(), what .. ": after the end")
+      return
+    end
+    if got == nil and open then return end   -- ended after an unterminated line: allowed
+    local nl = s:find("\n", pos + 1, true)
+    local want = s:sub(pos + 1, (nl or #s + 1) - 1)
+    if got ~= want then
+      error(string.format("%s: step %d: got %s, expected %s (buffer %s)", what, step,
+                          got and show(got) or "the end", show(want), show(s)), 0)
+    end
+    pos, open = nl or #s, not nl
+    local m = sched(step, s)
+    if m then s = apply(b, s, m) end
+    h.assert_bytes(b:tostring(), s, what .. ": the model")
+  end
+  error(what .. ": no end")
+end
+
+-- The same for b:split(sep, init): each step searches the buffer as it is
+-- then, from just past the separator before; a piece with no separator
+-- after it is the last.
+local function walk_split(s, sep, init, sched, what)
+  local b = avxbuf.from(s)
+  local it = b:split(sep, init)
+  local pos, done = start_of(init, #s), false
+  for step = 1, 10000 do
+    local i, j = it()
+    if done or pos > #s + 1 then
+      lu.assertNil(i, string.format("%s: step %d: the end, got %s..%s", what, step, tostring(i), tostring(j)))
+      lu.assertNil(it(), what .. ": after the end")
+      return
+    end
+    local a = pos <= #s - #sep + 1 and s:find(sep, pos, true)
+    local wi, wj = pos, a and a - 1 or #s
+    if i ~= wi or j ~= wj then
+      error(string.format("%s: step %d: got %s..%s, expected %d..%d (buffer %s)", what, step, tostring(i),
+                          tostring(j), wi, wj, show(s)), 0)
+    end
+    lu.assertTrue(j <= #b, what .. ": the piece lies in the buffer")
+    if a then pos = a + #sep else done = true end
+    local m = sched(step, s)
+    if m then s = apply(b, s, m) end
+    h.assert_bytes(b:tostring(), s, what .. ": the model")
+  end
+  error(what .. ": no end")
+end
+
+local function at_step(n, m)
+  return function(step) if step == n then return m end end
+end
+
+function TestSplit.test_lines_while_the_body_changes_the_buffer()
+  walk_lines("l1\nl2\n", nil, at_step(1, { "append", "l3\n" }), "append a line")
+  walk_lines("l1\nl2\n", nil, at_step(2, { "append", "l3\nl4" }), "append at the last line")
+  walk_lines("l1\nl2\nl3\n", nil, at_step(1, { "resize", 4 }), "shrink into the next line")
+  walk_lines("l1\nl2\nl3\n", nil, at_step(1, { "resize", 3 }), "shrink to the line's end")
+  walk_lines("l1\nl2\nl3\n", nil, at_step(2, { "resize", 1 }), "shrink below the position")
+  walk_lines("l1\nl2\nl3\n", nil, at_step(1, { "free" }), "free")
+  walk_lines("l1\nl2\nl3\n", nil, at_step(1, { "reset" }), "reset")
+  walk_lines("l1\nl2\nl3\n", 4, at_step(1, { "resize", 200 }), "grow with zero bytes")
+  local r = rng(31)
+  for round = 1, TORTURE and 30 or LIGHT and 100 or 400 do
+    local s = text(r, r(60), { "a", "bc", "\n", "\r\n", "\n\n" })
+    local init = r(#s + 5) - 2
+    local budget = 1 + r(12)
+    walk_lines(s, init, function(_, cur)
+      if budget == 0 or r(3) == 0 then return nil end
+      budget = budget - 1
+      local k = r(6)
+      if k <= 2 then return { "append", text(r, r(12), { "a", "\n", "bc", "\r\n" }) } end
+      if k == 3 then return { "resize", r(#cur + 10) } end
+      return { k == 4 and "free" or "reset" }
+    end, string.format("round %d: %s from %d", round, show(s), init))
+  end
+end
+
+-- A last line without a newline, then the body appends: the next line is
+-- what was appended (or there is none), never part of it.
+function TestSplit.test_lines_after_an_unterminated_last_line()
+  walk_lines("ab", nil, at_step(1, { "append", "cd\n" }), "append after an unterminated last line")
+  walk_lines("x\nab", nil, at_step(2, { "append", "cd\nef" }), "append after an unterminated last line, 2")
+  walk_lines("x\nab", -2, at_step(1, { "append", "\n" }), "append a newline after an unterminated last line")
+end
+
+function TestSplit.test_split_while_the_body_changes_the_buffer()
+  walk_split("a,b,c", ",", nil, at_step(1, { "append", ",d" }), "append")
+  walk_split("a,b,c", ",", nil, at_step(3, { "append", ",d" }), "append after the last piece")
+  walk_split("a,b,c", ",", nil, at_step(1, { "resize", 2 }), "shrink to the separator's end")
+  walk_split("a,b,c", ",", nil, at_step(1, { "resize", 1 }), "shrink below the position")
+  walk_split("a,b,c", ",", nil, at_step(1, { "resize", 3 }), "shrink into the next piece")
+  walk_split("a,b,c", ",", nil, at_step(1, { "free" }), "free")
+  walk_split(",a,b", ",", nil, at_step(1, { "reset" }), "reset after an empty first piece")
+  walk_split("a::b", "::", nil, at_step(1, { "resize", 3 }), "shrink through the separator")
+  local r = rng(32)
+  for round = 1, LIGHT and 100 or 400 do
+    local s = text(r, r(60), { "a", "b", "aa", "ab" })
+    local sep = ({ "a", "b", "aa", "ab", "aba", "bb" })[1 + r(6)]
+    local init = r(#s + 5) - 2
+    local budget = 1 + r(12)
+    walk_split(s, sep, init, function(_, cur)
+      if budget == 0 or r(3) == 0 then return nil end
+      budget = budget - 1
+      local k = r(6)
+      if k <= 2 then return { "append", text(r, r(12), { "a", "b" }) } end
+      if k == 3 then return { "resize", r(#cur + 10) } end
+      return { k == 4 and "free" or "reset" }
+    end, string.format("round %d: %s split by %s from %d", round, show(s), sep, init))
+  end
+end
+
+-- An iterator keeps its buffer alive, and its separator's bytes as they
+-- were when split was called.
+function TestSplit.test_iterators_hold_what_they_need()
+  local lines = avxbuf.from("one\ntwo"):lines()
+  local sep = avxbuf.from(",")
+  local pieces = avxbuf.from("a,b"):split(sep)
+  sep:free()
+  collectgarbage()
+  collectgarbage()
+  lu.assertEquals(lines(), "one")
+  lu.assertEquals(lines(), "two")
+  lu.assertNil(lines())
+  lu.assertEquals({ pieces() }, { 1, 1 })
+  lu.assertEquals({ pieces() }, { 3, 3 })
+  lu.assertNil(pieces())
+end

@@ -1,0 +1,136 @@
+/* buf:putf(fmt, ...): string.format straight into a buffer. The formats
+ * whose output is plain (literal text, %%, %s of a string or buffer, %d
+ * and %i of an integer) are written in place, with no string made; any
+ * other goes through the running Lua's own string.format, so the bytes
+ * appended are always what it gives. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lavxbuf.h"
+
+/* The decimal digits of an integer, as %d writes it. */
+static size_t format_int(char out[32], lua_Integer v)
+{
+  return (size_t)snprintf(out, 32, "%lld", (long long)v);
+}
+
+/* Argument arg as the bytes %s writes without a string made: a string or
+ * a buffer without zero bytes (5.1 and 5.2 stop at a zero, and a number
+ * goes through tostring). NULL: let string.format do it. */
+static const unsigned char *plain_bytes(lua_State *L, int arg, size_t *len)
+{
+  const unsigned char *p;
+  buffer *v = testbuffer(L, arg);
+  if (v) { p = v->data; *len = v->len; }
+  else if (lua_type(L, arg) == LUA_TSTRING) p = (const unsigned char *)lua_tolstring(L, arg, len);
+  else return NULL;
+  return memchr(p, 0, *len) ? NULL : p;
+}
+
+/* Appends len bytes to the pass's output (out may be NULL: measuring). */
+static int emit(unsigned char *out, size_t *n, const void *p, size_t len)
+{
+  if (len > MAX_LENGTH - *n) return 0;
+  if (out) memcpy(out + *n, p, len);
+  *n += len;
+  return 1;
+}
+
+/* One pass over the format with values from argument 3: with out == NULL
+ * it measures (0: not plain, string.format's job), with out it writes. It
+ * runs no Lua code, so buffer pointers stay valid between the passes. */
+static int plain_pass(lua_State *L, const char *fmt, size_t flen, unsigned char *out, size_t *total)
+{
+  int arg = 3, top = lua_gettop(L);
+  size_t n = 0;
+  for (size_t k = 0; k < flen; k++) {
+    int ok;
+    if (fmt[k] != '%' || (k + 1 < flen && fmt[k + 1] == '%')) {
+      ok = emit(out, &n, fmt + k, 1);
+      k += fmt[k] == '%';
+    } else if (++k >= flen || arg > top) {
+      return 0;
+    } else if (fmt[k] == 's') {
+      size_t len;
+      const unsigned char *p = plain_bytes(L, arg++, &len);
+      ok = p && emit(out, &n, p, len);
+    } else if (fmt[k] == 'd' || fmt[k] == 'i') {
+      int isint;
+      lua_Integer v = lua_tointegerx(L, arg, &isint);
+      char digits[32];
+      ok = isint && lua_type(L, arg++) == LUA_TNUMBER && emit(out, &n, digits, format_int(digits, v));
+    } else {
+      return 0;   /* flags, widths, other conversions */
+    }
+    if (!ok) return 0;
+  }
+  *total = n;
+  return 1;
+}
+
+/* string.format's "bad argument #k to 'format' (...)" (5.4 says
+ * 'string.format') renumbered as putf's own argument k + 1; any other
+ * error unchanged. */
+static int format_error(lua_State *L)
+{
+  const char *msg = lua_tostring(L, -1);
+  int k, at = 0;
+  if (msg && sscanf(msg, "bad argument #%d to '%*[^']' (%n", &k, &at) == 1 && at > 0) {
+    size_t len = strlen(msg + at);
+    if (len > 0 && msg[at + len - 1] == ')') {
+      lua_pushlstring(L, msg + at, len - 1);
+      return luaL_argerror(L, k + 1, lua_tostring(L, -1));
+    }
+  }
+  return lua_error(L);
+}
+
+/* Pushes string.format(fmt, ...) of arguments 2..top. Buffers go as
+ * strings of their bytes: string.format would call their __tostring, and
+ * LuaJIT 2.1.0-beta3's crashes when a finalizer steps the collector inside
+ * such a call (spec/gc_spec.lua found it; plain LuaJIT code does it too). */
+static void format_string(lua_State *L, int top)
+{
+  lua_getfield(L, LUA_REGISTRYINDEX, "_LOADED");
+  if (lua_type(L, -1) != LUA_TTABLE || lua_getfield(L, -1, "string") != LUA_TTABLE
+      || lua_getfield(L, -1, "format") != LUA_TFUNCTION)
+    luaL_error(L, "putf: string.format is not loaded");
+  for (int i = 2; i <= top; i++) {
+    buffer *v = testbuffer(L, i);
+    if (v == NULL) lua_pushvalue(L, i);
+    else while (!avxbuf_pushbytes(L, v, 0, v->len)) {}
+  }
+  if (lua_pcall(L, top - 1, 1, 0) != LUA_OK) format_error(L);
+}
+
+/* buf:putf(fmt, ...) -> buf */
+static int l_putf(lua_State *L)
+{
+  buffer *b = checkbuffer(L, 1);
+  if (lua_type(L, 2) != LUA_TSTRING) return avxbuf_argtype(L, 2, "string");
+  lmodule *m = buffer_module(L, b);
+  avxbuf_pace(L, m);   /* first: a finalizer it runs may change b */
+  int top = lua_gettop(L);
+  size_t flen, total;
+  const char *fmt = lua_tolstring(L, 2, &flen);
+  if (plain_pass(L, fmt, flen, NULL, &total)) {
+    luaL_argcheck(L, total <= MAX_LENGTH - b->len, 2, "the buffer would be too large");
+    avxbuf_reserve(L, m, b, b->len + total, b->len);
+    plain_pass(L, fmt, flen, b->data + b->len, &total);
+  } else {
+    format_string(L, top);
+    /* The call ran Lua code: b is read only now. */
+    const char *s = lua_tolstring(L, -1, &total);
+    luaL_argcheck(L, total <= MAX_LENGTH - b->len, 2, "the buffer would be too large");
+    avxbuf_reserve(L, m, b, b->len + total, b->len);
+    memcpy(b->data + b->len, s, total);
+  }
+  buffer_setlen(b, b->len + total);
+  lua_settop(L, 1);
+  return 1;
+}
+
+const luaL_Reg avxbuf_format_methods[] = {
+  { "putf", l_putf },
+  { NULL, NULL }
+};
