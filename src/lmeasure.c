@@ -137,13 +137,15 @@ static int l_measure(lua_State *L)
 }
 
 /* avxbuf.tune([seconds]) -> settings, report, options: lua/avxbuf/tune.lua
- * decides from what avxbuf.measure times. */
+ * (compiled in) decides from what avxbuf.measure times. */
 static int l_tune(lua_State *L)
 {
-  lua_settop(L, 1);
-  lua_getglobal(L, "require");
-  lua_pushliteral(L, "avxbuf.tune");
-  lua_call(L, 1, 1);
+  lua_Number seconds = lua_isnoneornil(L, 1) ? 1 : lua_tonumber(L, 1);
+  luaL_argcheck(L, lua_isnoneornil(L, 1) || lua_type(L, 1) == LUA_TNUMBER, 1, "seconds must be a number in (0, 600]");
+  luaL_argcheck(L, seconds > 0 && seconds <= 600, 1, "seconds must be a number in (0, 600]");
+  lua_settop(L, 0);
+  lua_pushnumber(L, seconds);
+  if (!avxbuf_require_embedded(L, "avxbuf.tune")) return lua_error(L);
   lua_insert(L, 1);
   lua_call(L, 1, 3);
   return 3;

@@ -75,9 +75,22 @@ local function whole(x) return type(x) == "number" and x % 1 == 0 end
 -- head/tail scheme of src/kernels/small.h): the JIT unrolls ffi.copy and
 -- ffi.fill of a constant size into plain loads and stores, while a size it
 -- cannot fold calls memcpy (-jdump: eight CALLS memcpy for an 8-piece put,
--- ~3 ns each). The width is chosen by guards, so a trace sees a constant.
+-- ~3 ns each). Each width has movers of their own, compiled from source
+-- with the width a literal: a trace that starts anywhere in them, or in a
+-- caller, sees a constant. (A width passed in, or an upvalue of closures
+-- sharing one prototype, was a variable in traces that started inside
+-- them or between the choice and the move, and those called memcpy:
+-- spec/jit_spec.lua.)
 local function width(n)
-  return n >= 32 and 32 or n >= 16 and 16 or n >= 8 and 8 or n >= 4 and 4 or n >= 2 and 2 or n
+  return n >= 32 and 32 or n >= 16 and 16 or n >= 8 and 8 or n >= 4 and 4 or n >= 2 and 2 or n >= 1 and 1 or 0
+end
+local copy_width, fill_width = {}, {}
+for _, w in ipairs { 0, 1, 2, 4, 8, 16, 32 } do
+  copy_width[w], fill_width[w] = assert(load(([[
+    local fcopy, ffill = ...
+    return function(d, s, d2, s2) fcopy(d, s, W); fcopy(d2, s2, W) end,
+           function(d, d2, byte) ffill(d, W, byte); ffill(d2, W, byte) end
+  ]]):gsub("W", tostring(w)), "=avxbuf.ffi(width " .. w .. ")"))(fcopy, ffill)
 end
 
 -- No pointer or length survives an allocation (src/lavxbuf.h): run by the
@@ -96,23 +109,16 @@ end
 
 local function inline_copy(d, s, n, a, ga, b, gb)   -- disjoint or the same memory
   local w = width(n)
-  if n == w then
-    if not unchanged(a, ga, b, gb) then return false end
-    fcopy(d, s, w)
-    return true
-  end
   local d2, s2 = d + (n - w), s + (n - w)
   if not unchanged(a, ga, b, gb) then return false end
-  fcopy(d, s, w)
-  fcopy(d2, s2, w)
+  copy_width[w](d, s, d2, s2)
   return true
 end
 local function inline_fill(d, byte, n, a, ga)
   local w = width(n)
   local d2 = d + (n - w)
   if not unchanged(a, ga) then return false end
-  ffill(d, w, byte)
-  if n > w then ffill(d2, w, byte) end
+  fill_width[w](d, d2, byte)
   return true
 end
 
