@@ -57,6 +57,10 @@ $(BUILD)/emul/obj/%.o: src/%.c $(HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(AVXBUF_CFLAGS) $(EMUL_CFLAGS) -c $< -o $@
 
+# The Lua code compiled into the module (src/lembed.c: .incbin).
+EMBEDDED_LUA = lua/avxbuf/ffi.lua lua/avxbuf/tune.lua
+$(BUILD)/obj/lembed.o $(BUILD)/emul/obj/lembed.o: $(EMBEDDED_LUA)
+
 $(BUILD)/avxbuf.so: $(NATIVE_OBJ)
 	$(CC) $(LDFLAGS_SO) -o $@ $^
 
@@ -231,7 +235,7 @@ sanitize: deps-hardening
 # off and on.
 TORTURE = $(SANITIZE) -DAVXBUF_GC_TORTURE
 TORTURE_SPECS = TestCollectorInCalls TestBuffer TestCApi TestBadInput TestGrowth TestForgery TestMemory \
-	TestFind TestCompare TestHex TestIO TestPack
+	TestFind TestRfind TestCompare TestHex TestIO TestPack TestMatch TestGmatch TestRecords TestSplit
 test-gc: deps-hardening
 	@tools/deps.sh build luajit
 	@$(MAKE) --no-print-directory native build/torture/capi.so build/torture/capi_future/capi.so BUILD=build/torture SAN="$(TORTURE)"
@@ -253,7 +257,8 @@ valgrind: deps-hardening
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc $(LUA_INC)
 FUZZ_SECONDS ?= 20
-FUZZERS = build/fuzz/kernels build/fuzz/kernels_emul build/fuzz/options build/fuzz/decide build/fuzz/pack
+FUZZERS = build/fuzz/kernels build/fuzz/kernels_emul build/fuzz/options build/fuzz/decide build/fuzz/pack \
+	build/fuzz/match
 
 build/fuzz/kernels: fuzz/fuzz_kernels.c $(CORE_SRC) $(HDR)
 	@mkdir -p $(dir $@)
@@ -275,6 +280,12 @@ build/fuzz/decide: fuzz/fuzz_decide.c src/cpu.c src/policy.c $(HDR)
 build/fuzz/pack: fuzz/fuzz_pack.c $(SRC) $(HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Iinclude -D_POSIX_C_SOURCE=200809L -o $@ fuzz/fuzz_pack.c $(SRC) \
+	  $(LUA_LIB) -lpthread -lm
+
+# buf:find/match/gmatch against string.find/match/gmatch, the same way.
+build/fuzz/match: fuzz/fuzz_match.c $(SRC) $(HDR)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Iinclude -D_POSIX_C_SOURCE=200809L -o $@ fuzz/fuzz_match.c $(SRC) \
 	  $(LUA_LIB) -lpthread -lm
 
 fuzz: deps-hardening $(FUZZERS)

@@ -2,7 +2,7 @@ rockspec_format = "3.0"
 package = "avxbuf"
 version = "scm-1"
 -- Built from a checkout with `luarocks make`; releases have their own
--- rockspec (avxbuf-X.Y.Z-1.rockspec, made from this one by `make dist`).
+-- rockspec (avxbuf-X.Y.Z-1.rockspec, made from this one by `make release-rockspec`).
 source = { url = "git+https://github.com/avxbuf/avxbuf.git" }
 description = {
   summary = "Fast byte buffers for Lua: SIMD copy/zero/fill, growth, typed access, and an AVX-512 policy",
@@ -27,7 +27,9 @@ build = {
     avxbuf = {
       sources = {
         "src/lavxbuf.c", "src/largs.c", "src/lbuffer.c", "src/linspect.c", "src/lpack.c", "src/packfmt.c",
-        "src/lio.c", "src/lsettings.c", "src/lmeasure.c", "src/lcapi.c", "src/lluajit.c",
+        "src/lmatch.c", "src/match.c",
+        "src/lio.c", "src/lformat.c", "src/lsplit.c", "src/lsettings.c", "src/lmeasure.c", "src/lcapi.c",
+        "src/lluajit.c", "src/lembed.c",
         "src/cpu.c", "src/policy.c", "src/settings.c", "src/dispatch.c",
         "src/kernels/sse2.c", "src/kernels/avx.c", "src/kernels/avx2.c",
         "src/kernels/avx512.c", "src/kernels/erms.c", "src/kernels/libc.c",
@@ -37,10 +39,8 @@ build = {
       libraries = { "pthread" },
     },
     ["avxbuf.counters"] = { sources = { "src/counters.c" } },
-    -- what the module needs at run time: the counters' event tables, the LuaJIT FFI path, tune's decisions
+    -- the counters' event tables (the LuaJIT path and tune are compiled into avxbuf: src/lembed.c)
     ["avxbuf.events"] = "lua/avxbuf/events.lua",
-    ["avxbuf.ffi"] = "lua/avxbuf/ffi.lua",
-    ["avxbuf.tune"] = "lua/avxbuf/tune.lua",
   },
   -- the C API header, for modules built against this rock:
   -- $(luarocks show --rock-dir avxbuf)/include/avxbuf.h

@@ -35,7 +35,7 @@
 
 /* The release (avxbuf.version in Lua); the Makefile and the release
  * rockspec take it from here. */
-#define AVXBUF_VERSION "1.0.0"
+#define AVXBUF_VERSION "2.0.0"
 
 /* Raised whenever a field changes meaning or place; fields are only ever
  * appended otherwise (see avxbuf_api.size). */
