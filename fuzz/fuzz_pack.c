@@ -1,9 +1,10 @@
 /* libFuzzer: buf:unpack and buf:pack on arbitrary formats and bytes, with
  * Lua 5.4's string.unpack and string.pack as the oracle. Input: the format
  * (up to the first NUL), then the bytes. Whatever string.unpack reads from
- * the bytes, buf:unpack must read the same, and buf:pack must write back what
- * string.pack writes; where the oracle refuses, avxbuf must too. Any
- * difference aborts; ASan and UBSan watch every read and write. */
+ * the bytes, buf:unpack must read the same, and buf:pack, at an index and
+ * appending, must write back what string.pack writes; where the oracle
+ * refuses, avxbuf must too, and an appending pack leaves the buffer as it
+ * was. Any difference aborts; ASan and UBSan watch every read and write. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,11 @@ static const char check[] =
   "local out = avxbuf.new(ok and #packed or 64)\n"
   "local pok, nexti = pcall(out.pack, out, 1, fmt, table.unpack(values, 1, values.n))\n"
   "if ok ~= pok then return 'pack: oracle ' .. tostring(packed) .. ', avxbuf ' .. tostring(nexti) end\n"
-  "if ok and (out:tostring() ~= packed or nexti ~= #packed + 1) then return 'pack: bytes differ' end\n";
+  "if ok and (out:tostring() ~= packed or nexti ~= #packed + 1) then return 'pack: bytes differ' end\n"
+  "local app = avxbuf.from('ab')\n"
+  "local aok = pcall(app.pack, app, fmt, table.unpack(values, 1, values.n))\n"
+  "if aok ~= ok then return 'appending pack: oracle ' .. tostring(ok) .. ', avxbuf ' .. tostring(aok) end\n"
+  "if app:tostring() ~= (ok and 'ab' .. packed or 'ab') then return 'appending pack: bytes differ' end\n";
 
 static lua_State *L;
 

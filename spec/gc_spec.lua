@@ -204,6 +204,35 @@ function TestCollectorInCalls.test_moves_while_a_finalizer_frees()
   end)
 end
 
+-- pack and unpack keep a compiled format in a small cache; a finalizer that
+-- packs and unpacks other formats in the middle of a call (a number made a
+-- string, a string pushed) refills every slot of it, and the call goes on
+-- with its own format.
+function TestCollectorInCalls.test_formats_while_a_finalizer_packs_others()
+  local FMT, WANT = "<i4 s1 s1 i2", "\7\0\0\0\00512345\003678\44\1"
+  local other = avxbuf.new()
+  local function others()
+    for k = 1, 40 do
+      other:pack(("<" .. ("B"):rep(k % 20 + 1)), ("B"):rep(k % 20 + 1):byte(1, -1))
+      other:unpack(1, "<" .. ("x"):rep(k % 7) .. "B")
+    end
+  end
+  each_mode(function()
+    for delay = 0, DELAYS do
+      local b = avxbuf.new()
+      local fin = arm(others, delay)
+      b:pack(FMT, 7, 12345, 678, 300)
+      fin.live = false
+      h.assert_bytes(b:tostring(), WANT, "pack, delay " .. delay)
+      fin = arm(others, delay)
+      local i, s1, s2, n, after = b:unpack(1, FMT)
+      fin.live = false
+      lu.assertEquals({ i, s1, s2, n, after }, { 7, "12345", "678", 300, #WANT + 1 }, "unpack, delay " .. delay)
+      settle()
+    end
+  end)
+end
+
 -- Random operations on a few buffers while finalizers keep re-arming to
 -- free, resize and append to them; after each, every buffer agrees with
 -- itself (length, contents, a copy of it).

@@ -95,6 +95,7 @@ static lmodule *push_anchor(lua_State *L)
   avxbuf_capi_init(&m->api);
   m->unpaced = 0;
   m->refs = 1;
+  avxbuf_pk_cache_init(&m->packs);
   a->module = m;
   a->api = &m->api;
   lua_pushvalue(L, -1);

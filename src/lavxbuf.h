@@ -21,6 +21,7 @@
 #include "compat.h"
 #include "gcpoints.h"
 #include "dispatch.h"
+#include "packfmt.h"
 #include "../include/avxbuf.h"
 
 #define BUFFER_NAME "avxbuf.buffer"
@@ -43,6 +44,7 @@ typedef struct lmodule {
   avxbuf_state settings;
   size_t unpaced;       /* buffer bytes allocated since the collector was last told */
   size_t refs;
+  avxbuf_pk_cache packs; /* formats of pack and unpack, compiled */
 } lmodule;
 
 typedef struct anchor {

@@ -11,37 +11,196 @@
 #define NB 8
 #define SZINT ((size_t)sizeof(lua_Integer))
 
-/* Format errors name the format argument. */
-static int next_item(lua_State *L, avxbuf_pk *h, size_t pos, avxbuf_pk_item *item, int fmt_arg)
+/* A format's ops: the whole format, cached, or a long one chunk by chunk.
+ * The ops are copied out of the cache: a finalizer run while they are used
+ * may pack another format into the same slot. */
+typedef struct reader {
+  avxbuf_pk h;
+  avxbuf_pk_chunk c;
+} reader;
+
+static const avxbuf_pk_chunk *first_ops(lmodule *m, reader *r, const char *fmt, size_t len)
 {
-  const char *err;
-  char errbuf[64];
-  int r = avxbuf_pk_next(h, pos, item, &err, errbuf);
-  if (r < 0) luaL_argerror(L, fmt_arg, err);
-  return r;
+  const avxbuf_pk_chunk *cached = avxbuf_pk_cached(&m->packs, fmt, len);
+  if (cached != NULL) {
+    memcpy(&r->c, cached, offsetof(avxbuf_pk_chunk, op) + (size_t)cached->n * sizeof cached->op[0]);
+    r->c.more = 0;
+  } else {
+    avxbuf_pk_init(&r->h, fmt);
+    avxbuf_pk_compile(&r->h, &r->c);
+  }
+  return &r->c;
+}
+
+/* After the ops of the last chunk: the format's error (it names the format
+ * argument), or the next chunk, or NULL at the end. */
+static const avxbuf_pk_chunk *next_ops(lua_State *L, reader *r, int fmt_arg)
+{
+  if (r->c.bad) luaL_argerror(L, fmt_arg, r->c.err);
+  if (!r->c.more) return NULL;
+  avxbuf_pk_compile(&r->h, &r->c);
+  return &r->c;
 }
 
 /* ---- pack ----------------------------------------------------------------- */
 
+static void store_le(unsigned char *out, unsigned long long v, size_t size)
+{
+  for (size_t k = 0; k < size; k++) out[k] = (unsigned char)(v >> (NB * k));
+}
+
 static void put_int(unsigned char *out, unsigned long long v, int little, size_t size, int negative)
 {
+  if (little) {   /* constant sizes, which compilers make one store */
+    switch (size) {
+    case 1: store_le(out, v, 1); return;
+    case 2: store_le(out, v, 2); return;
+    case 4: store_le(out, v, 4); return;
+    case 8: store_le(out, v, 8); return;
+    default: break;
+    }
+  }
   for (size_t k = 0; k < size; k++) {
     unsigned char byte = k < sizeof v ? (unsigned char)(v >> (NB * k)) : (negative ? 0xFF : 0);
     out[little ? k : size - 1 - k] = byte;
   }
 }
 
-static void put_bytes(unsigned char *out, const void *p, size_t size, int little)
+/* A float's bytes in the asked order. */
+static void put_float(unsigned char *out, const void *p, size_t size, int little)
 {
-  const unsigned char *s = p;   /* host order is little-endian */
-  for (size_t k = 0; k < size; k++) out[little ? k : size - 1 - k] = s[k];
+  if (little == avxbuf_pk_native_little()) {
+    memcpy(out, p, size);
+  } else {
+    const unsigned char *s = p;
+    for (size_t k = 0; k < size; k++) out[k] = s[size - 1 - k];
+  }
 }
 
-/* Where a pass writes: nowhere (it measures), at a place with room for
- * everything (out), or past the length of a buffer that it grows item by
- * item (b, from offset base). */
+/* A value as checked, ready to write. */
+typedef union value {
+  lua_Integer i;
+  lua_Number n;
+  struct { const char *s; size_t len; } str;
+} value;
+
+/* Checks the values of c's ops, from argument *arg on, as string.pack
+ * does, into v; returns the bytes they take from byte pos (from where
+ * alignment is counted). Turning a number into a string (s, z, c)
+ * allocates, and so may run any finalizer. */
+static size_t check_values(lua_State *L, const avxbuf_pk_chunk *c, int fmt_arg, int *arg, size_t pos, value *v)
+{
+  size_t start = pos;
+  for (int j = 0; j < c->n; j++) {
+    const avxbuf_pk_op *op = &c->op[j];
+    size_t body = op->size;
+    switch (op->kind) {
+    case PK_INT: case PK_UINT: {
+      lua_Integer n = luaL_checkinteger(L, *arg);
+      if (op->size < SZINT) {
+        if (op->kind == PK_INT) {
+          lua_Integer lim = (lua_Integer)1 << (op->size * NB - 1);
+          luaL_argcheck(L, -lim <= n && n < lim, *arg, "integer overflow");
+        } else {
+          luaL_argcheck(L, (unsigned long long)n < (1ull << (op->size * NB)), *arg, "unsigned overflow");
+        }
+      }
+      v[j].i = n;
+      (*arg)++;
+      break;
+    }
+    case PK_FLOAT: case PK_DOUBLE: case PK_NUMBER:
+      v[j].n = luaL_checknumber(L, (*arg)++);
+      break;
+    case PK_CHAR: case PK_STRING: case PK_ZSTR: {
+      size_t len;
+      const char *s = luaL_checklstring(L, *arg, &len);
+      if (op->kind == PK_CHAR)
+        luaL_argcheck(L, len <= op->size, *arg, "string longer than given size");
+      else if (op->kind == PK_STRING)
+        luaL_argcheck(L, op->size >= sizeof(size_t) || len < ((size_t)1 << (op->size * NB)), *arg,
+                      "string length does not fit in given size");
+      else
+        luaL_argcheck(L, strlen(s) == len, *arg, "string contains zeros");
+      if (len > MAX_LENGTH) luaL_argerror(L, fmt_arg, "format result too large");
+      body = op->kind == PK_CHAR ? op->size : op->kind == PK_STRING ? op->size + len : len + 1;
+      v[j].str.s = s;   /* the argument slot keeps it alive */
+      v[j].str.len = len;
+      (*arg)++;
+      break;
+    }
+    default:
+      break;
+    }
+    size_t pad = AVXBUF_PK_PADDING(op, pos);
+    if (pad + body > MAX_LENGTH - pos) luaL_argerror(L, fmt_arg, "format result too large");
+    pos += pad + body;
+  }
+  return pos - start;
+}
+
+/* Writes c's ops with the values check_values gave, from byte pos; calls
+ * nothing that allocates. */
+static void write_values(const avxbuf_pk_chunk *c, size_t pos, const value *v, unsigned char *out)
+{
+  const unsigned char *from = out;
+  for (int j = 0; j < c->n; j++) {
+    const avxbuf_pk_op *op = &c->op[j];
+    size_t pad = AVXBUF_PK_PADDING(op, pos + (size_t)(out - from));
+    if (pad != 0) {   /* rare: only after ! */
+      memset(out, 0, pad);
+      out += pad;
+    }
+    switch (op->kind) {
+    case PK_INT: case PK_UINT:
+      /* Only signed formats extend the sign past 8 bytes (string.pack: I16 of -1 is ff x8 00 x8). */
+      put_int(out, (unsigned long long)v[j].i, op->little, op->size, op->kind == PK_INT && v[j].i < 0);
+      out += op->size;
+      break;
+    case PK_FLOAT: {
+      float f = (float)v[j].n;
+      put_float(out, &f, sizeof f, op->little);
+      out += sizeof f;
+      break;
+    }
+    case PK_DOUBLE: {
+      double d = (double)v[j].n;
+      put_float(out, &d, sizeof d, op->little);
+      out += sizeof d;
+      break;
+    }
+    case PK_NUMBER:
+      put_float(out, &v[j].n, sizeof v[j].n, op->little);
+      out += sizeof v[j].n;
+      break;
+    case PK_CHAR: case PK_STRING: case PK_ZSTR: {
+      size_t len = v[j].str.len;
+      if (op->kind == PK_STRING) {
+        put_int(out, len, op->little, op->size, 0);
+        out += op->size;
+      }
+      memcpy(out, v[j].str.s, len);
+      out += len;
+      if (op->kind == PK_CHAR) {
+        memset(out, 0, op->size - len);
+        out += op->size - len;
+      } else if (op->kind == PK_ZSTR) {
+        *out++ = '\0';
+      }
+      break;
+    }
+    case PK_PAD:
+      *out++ = 0;
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+/* Where a writing pass goes: the buffer b, from offset base, grown to
+ * take what does not fit. */
 typedef struct sink {
-  unsigned char *out;
   buffer *b;
   lmodule *m;
   size_t base;
@@ -51,99 +210,36 @@ typedef struct sink {
 
 #define RESTART ((size_t)-1)
 
-/* Room for n bytes at offset `at` of the pass's output, or NULL when
- * measuring. */
+/* Room for n bytes at offset `at` of the pass's output. Growing keeps the
+ * buffer's bytes and what the pass wrote past them. */
 static unsigned char *place(lua_State *L, sink *k, size_t at, size_t n)
 {
-  if (k == NULL) return NULL;
-  if (k->b == NULL) return k->out + at;
   if (n > MAX_LENGTH - k->base - at)
     luaL_argerror(L, k->fmt_arg, avxbuf_pushf(L, "the buffer would exceed %llu bytes", (unsigned long long)MAX_LENGTH));
-  avxbuf_reserve(L, k->m, k->b, k->base + at + n, k->base + at);
+  size_t end = k->base + at;
+  avxbuf_reserve(L, k->m, k->b, end + n, end > k->b->len ? end : k->b->len);
   k->gen = k->b->gen;
-  return k->b->data + k->base + at;
+  return k->b->data + end;
 }
 
-/* One pass over the format from value argument `arg`, checking every
- * value as string.pack does and writing it to k (NULL: measure only);
- * returns the total size. Turning a number into a string (s, z, c) may run
- * a finalizer, which may change the buffer a growing pass writes past:
- * then it returns RESTART, and the number stays a string for the next. */
-static size_t pack_pass(lua_State *L, const char *fmt, int fmt_arg, int arg, sink *k)
+/* One pass over the format fmt (len bytes), checking every value as
+ * string.pack does and writing it to k (NULL: measure only); returns the
+ * total size. Checking may run a finalizer, which may change the buffer:
+ * then it returns RESTART (a number made a string stays one, so the next
+ * pass checks without allocating). */
+static size_t pack_pass(lua_State *L, lmodule *m, const char *fmt, size_t len, int fmt_arg, sink *k)
 {
-  avxbuf_pk h;
-  avxbuf_pk_item it;
+  reader r;
+  value v[AVXBUF_PK_CHUNK];
   size_t total = 0;
-  avxbuf_pk_init(&h, fmt);
-  while (next_item(L, &h, total, &it, fmt_arg)) {
-    int has_body = !(it.kind == PK_STRING || it.kind == PK_CHAR || it.kind == PK_ZSTR);
-    size_t need = it.padding + (has_body ? it.size : 0);
-    if (need > MAX_LENGTH - total) luaL_argerror(L, fmt_arg, "format result too large");
-    unsigned char *out = NULL;
-    switch (it.kind) {
-    case PK_INT: case PK_UINT: {
-      lua_Integer n = luaL_checkinteger(L, arg);
-      if (it.size < SZINT) {
-        if (it.kind == PK_INT) {
-          lua_Integer lim = (lua_Integer)1 << (it.size * NB - 1);
-          luaL_argcheck(L, -lim <= n && n < lim, arg, "integer overflow");
-        } else {
-          luaL_argcheck(L, (unsigned long long)n < (1ull << (it.size * NB)), arg, "unsigned overflow");
-        }
-      }
-      /* Only signed formats extend the sign past 8 bytes (string.pack: I16 of -1 is ff x8 00 x8). */
-      if ((out = place(L, k, total, need)) != NULL)
-        put_int(out + it.padding, (unsigned long long)n, h.little, it.size, it.kind == PK_INT && n < 0);
-      arg++;
-      break;
+  int arg = fmt_arg + 1;
+  for (const avxbuf_pk_chunk *c = first_ops(m, &r, fmt, len); c != NULL; c = next_ops(L, &r, fmt_arg)) {
+    size_t bytes = check_values(L, c, fmt_arg, &arg, total, v);
+    if (k != NULL) {
+      if (k->b->gen != k->gen) return RESTART;
+      write_values(c, total, v, place(L, k, total, bytes));
     }
-    case PK_FLOAT: {
-      float f = (float)luaL_checknumber(L, arg++);
-      if ((out = place(L, k, total, need)) != NULL) put_bytes(out + it.padding, &f, sizeof f, h.little);
-      break;
-    }
-    case PK_DOUBLE: case PK_NUMBER: {
-      double d = (double)luaL_checknumber(L, arg++);
-      lua_Number num = (lua_Number)d;
-      if ((out = place(L, k, total, need)) != NULL) {
-        if (it.kind == PK_DOUBLE) put_bytes(out + it.padding, &d, sizeof d, h.little);
-        else put_bytes(out + it.padding, &num, sizeof num, h.little);
-      }
-      break;
-    }
-    case PK_CHAR: case PK_STRING: case PK_ZSTR: {
-      size_t len;
-      const char *s = luaL_checklstring(L, arg, &len);
-      if (k && k->b && k->b->gen != k->gen) return RESTART;
-      size_t body = it.kind == PK_CHAR ? it.size : it.kind == PK_STRING ? it.size + len : len + 1;
-      if (it.kind == PK_CHAR)
-        luaL_argcheck(L, len <= it.size, arg, "string longer than given size");
-      else if (it.kind == PK_STRING)
-        luaL_argcheck(L, it.size >= sizeof(size_t) || len < ((size_t)1 << (it.size * NB)), arg,
-                      "string length does not fit in given size");
-      else
-        luaL_argcheck(L, strlen(s) == len, arg, "string contains zeros");
-      if (len > MAX_LENGTH || body > MAX_LENGTH - total - need) luaL_argerror(L, fmt_arg, "format result too large");
-      need += body;
-      if ((out = place(L, k, total, need)) != NULL) {
-        unsigned char *p = out + it.padding;
-        if (it.kind == PK_STRING) { put_int(p, len, h.little, it.size, 0); p += it.size; }
-        memcpy(p, s, len);
-        if (it.kind == PK_CHAR) memset(p + len, 0, it.size - len);
-        if (it.kind == PK_ZSTR) p[len] = '\0';
-      }
-      arg++;
-      break;
-    }
-    case PK_PAD:
-      if ((out = place(L, k, total, need)) != NULL) out[it.padding] = 0;
-      break;
-    case PK_ALIGN: case PK_NOP:
-      out = place(L, k, total, need);
-      break;
-    }
-    if (out) memset(out, 0, it.padding);
-    total += need;
+    total += bytes;
   }
   return total;
 }
@@ -159,44 +255,55 @@ static int l_pack(lua_State *L)
   int at = lua_type(L, 2) != LUA_TSTRING;   /* an index before the format */
   int fmt_arg = 2 + at;
   lua_Integer i = at ? checkint(L, 2) : 0;
-  const char *fmt = luaL_checkstring(L, fmt_arg);
-  size_t total, off;
-  if (!at) {
-    /* One pass, written past the length, which moves only at the end: an
-     * error on the way leaves the buffer as it was. */
-    sink k = { NULL, b, m, 0, 0, fmt_arg };
-    do {
-      k.base = off = b->len;
-      k.gen = b->gen;
-    } while ((total = pack_pass(L, fmt, fmt_arg, fmt_arg + 1, &k)) == RESTART);
-  } else {
-    /* Within the bytes there are: every value checked first (measured),
-     * then written. Checking may have run a finalizer (a number made a
-     * string), which may have resized b: its length is read after. */
-    avxbuf_checkindex(L, 2, i, b->len);
-    total = pack_pass(L, fmt, fmt_arg, fmt_arg + 1, NULL);
-    off = avxbuf_checkindex(L, 2, i, b->len);
-    if (total > MAX_LENGTH - off)
-      luaL_argerror(L, fmt_arg, avxbuf_pushf(L, "the buffer would exceed %llu bytes", (unsigned long long)MAX_LENGTH));
-    if (off + total > b->len) avxbuf_reserve(L, m, b, off + total, b->len);
-    sink k = { b->data + off, NULL, NULL, 0, 0, fmt_arg };
-    pack_pass(L, fmt, fmt_arg, fmt_arg + 1, &k);
-  }
-  if (off + total > b->len) buffer_setlen(b, off + total);
-  lua_pushinteger(L, (lua_Integer)(off + total + 1));
+  size_t len;
+  const char *fmt = luaL_checklstring(L, fmt_arg, &len);
+  sink k = { b, m, 0, 0, fmt_arg };
+  size_t total;
+  do {
+    if (at) {
+      /* Within the bytes there are: every value checked (measured) before
+       * any is written. Checking may run a finalizer, which may resize b:
+       * its length is read after. */
+      avxbuf_checkindex(L, 2, i, b->len);
+      total = pack_pass(L, m, fmt, len, fmt_arg, NULL);
+      k.base = avxbuf_checkindex(L, 2, i, b->len);
+      if (total > MAX_LENGTH - k.base)
+        luaL_argerror(L, fmt_arg, avxbuf_pushf(L, "the buffer would exceed %llu bytes", (unsigned long long)MAX_LENGTH));
+    } else {
+      /* Written past the length, which moves only at the end: an error on
+       * the way leaves the buffer as it was. */
+      k.base = b->len;
+    }
+    k.gen = b->gen;
+  } while ((total = pack_pass(L, m, fmt, len, fmt_arg, &k)) == RESTART);
+  if (k.base + total > b->len) buffer_setlen(b, k.base + total);
+  lua_pushinteger(L, (lua_Integer)(k.base + total + 1));
   return 1;
 }
 
 /* ---- unpack ------------------------------------------------------------- */
+
+static unsigned long long load_le(const unsigned char *p, size_t size)
+{
+  unsigned long long res = 0;
+  for (size_t k = size; k-- > 0; ) res = res << NB | p[k];
+  return res;
+}
 
 static lua_Integer get_int(lua_State *L, const unsigned char *p, int little, size_t size, int issigned,
                            int fmt_arg)
 {
   unsigned long long res = 0;
   size_t limit = size <= SZINT ? size : SZINT;
-  for (size_t k = limit; k-- > 0; ) {
-    res <<= NB;
-    res |= p[little ? k : size - 1 - k];
+  if (little && size == 4) {   /* constant sizes, which compilers make one load */
+    res = load_le(p, 4);
+  } else if (little && size == 8) {
+    res = load_le(p, 8);
+  } else {
+    for (size_t k = limit; k-- > 0; ) {
+      res <<= NB;
+      res |= p[little ? k : size - 1 - k];
+    }
   }
   if (size < SZINT) {
     if (issigned) {   /* sign-extend */
@@ -212,10 +319,15 @@ static lua_Integer get_int(lua_State *L, const unsigned char *p, int little, siz
   return (lua_Integer)res;
 }
 
-static void get_bytes(void *dst, const unsigned char *p, size_t size, int little)
+/* A float from its bytes in the given order. */
+static void get_float(void *dst, const unsigned char *p, size_t size, int little)
 {
-  unsigned char *d = dst;
-  for (size_t k = 0; k < size; k++) d[k] = p[little ? k : size - 1 - k];
+  if (little == avxbuf_pk_native_little()) {
+    memcpy(dst, p, size);
+  } else {
+    unsigned char *d = dst;
+    for (size_t k = 0; k < size; k++) d[k] = p[size - 1 - k];
+  }
 }
 
 static void too_short(lua_State *L, size_t need, size_t pos, size_t len)
@@ -230,71 +342,74 @@ static void too_short(lua_State *L, size_t need, size_t pos, size_t len)
 static int l_unpack(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
+  lmodule *m = buffer_module(L, b);
   lua_Integer i = checkint(L, 2);
-  const char *fmt = luaL_checkstring(L, 3);
+  size_t fmtlen;
+  const char *fmt = luaL_checklstring(L, 3, &fmtlen);
   size_t pos = avxbuf_sub_start(i, b->len) - 1;
   luaL_argcheck(L, pos <= b->len, 2, "initial position out of the buffer");
-  avxbuf_pk h;
-  avxbuf_pk_item it;
+  reader r;
   int n = 0;
-  avxbuf_pk_init(&h, fmt);
-  while (next_item(L, &h, pos, &it, 3)) {
-    /* A pushed string may run a finalizer, which may resize b: b->data and
-     * b->len are read afresh for every item, and avxbuf_pushbytes reads
-     * them again after it allocates. */
-    size_t len = b->len;
-    if (pos > len || it.padding + it.size > len - pos) too_short(L, it.padding + it.size, pos, len);
-    const unsigned char *p = b->data + pos + it.padding;
-    pos += it.padding;
-    if (n % 16 == 0) luaL_checkstack(L, 16 + 1, "too many results");   /* room for 16 more, and the index */
-    n++;
-    switch (it.kind) {
-    case PK_INT: case PK_UINT:
-      lua_pushinteger(L, get_int(L, p, h.little, it.size, it.kind == PK_INT, 3));
-      break;
-    case PK_FLOAT: {
-      float f;
-      get_bytes(&f, p, sizeof f, h.little);
-      lua_pushnumber(L, (lua_Number)f);
-      break;
+  for (const avxbuf_pk_chunk *c = first_ops(m, &r, fmt, fmtlen); c != NULL; c = next_ops(L, &r, 3)) {
+    luaL_checkstack(L, c->n + 1, "too many results");   /* and the index */
+    for (int j = 0; j < c->n; j++) {
+      const avxbuf_pk_op *op = &c->op[j];
+      /* A pushed string may run a finalizer, which may resize b: b->data
+       * and b->len are read afresh for every op, and avxbuf_pushbytes
+       * reads them again after it allocates. */
+      size_t len = b->len, pad = AVXBUF_PK_PADDING(op, pos);
+      if (pos > len || pad + op->size > len - pos) too_short(L, pad + op->size, pos, len);
+      pos += pad;
+      const unsigned char *p = b->data + pos;
+      n++;
+      switch (op->kind) {
+      case PK_INT: case PK_UINT:
+        lua_pushinteger(L, get_int(L, p, op->little, op->size, op->kind == PK_INT, 3));
+        break;
+      case PK_FLOAT: {
+        float f;
+        get_float(&f, p, sizeof f, op->little);
+        lua_pushnumber(L, (lua_Number)f);
+        break;
+      }
+      case PK_DOUBLE: {
+        double d;
+        get_float(&d, p, sizeof d, op->little);
+        lua_pushnumber(L, (lua_Number)d);
+        break;
+      }
+      case PK_NUMBER: {
+        lua_Number num;
+        get_float(&num, p, sizeof num, op->little);
+        lua_pushnumber(L, num);
+        break;
+      }
+      case PK_CHAR:
+        if (!avxbuf_pushbytes(L, b, pos, op->size)) too_short(L, op->size, pos, b->len);
+        break;
+      case PK_STRING: {
+        unsigned long long prefix = (unsigned long long)get_int(L, p, op->little, op->size, 0, 3);
+        if (prefix > len - pos - op->size)   /* before the cast: size_t may be 32 bits */
+          too_short(L, prefix > SIZE_MAX - op->size ? SIZE_MAX : op->size + (size_t)prefix, pos, len);
+        size_t slen = (size_t)prefix;
+        if (!avxbuf_pushbytes(L, b, pos + op->size, slen)) too_short(L, op->size + slen, pos, b->len);
+        pos += slen;
+        break;
+      }
+      case PK_ZSTR: {
+        const unsigned char *z = memchr(p, 0, len - pos);
+        if (z == NULL) luaL_argerror(L, 3, "unfinished string for format 'z'");
+        size_t slen = (size_t)(z - p);
+        if (!avxbuf_pushbytes(L, b, pos, slen)) too_short(L, slen + 1, pos, b->len);
+        pos += slen + 1;
+        break;
+      }
+      default:   /* x, X: no value */
+        n--;
+        break;
+      }
+      pos += op->size;
     }
-    case PK_DOUBLE: {
-      double d;
-      get_bytes(&d, p, sizeof d, h.little);
-      lua_pushnumber(L, (lua_Number)d);
-      break;
-    }
-    case PK_NUMBER: {
-      lua_Number num;
-      get_bytes(&num, p, sizeof num, h.little);
-      lua_pushnumber(L, num);
-      break;
-    }
-    case PK_CHAR:
-      if (!avxbuf_pushbytes(L, b, pos, it.size)) too_short(L, it.size, pos, b->len);
-      break;
-    case PK_STRING: {
-      unsigned long long prefix = (unsigned long long)get_int(L, p, h.little, it.size, 0, 3);
-      if (prefix > len - pos - it.size)   /* before the cast: size_t may be 32 bits */
-        too_short(L, prefix > SIZE_MAX - it.size ? SIZE_MAX : it.size + (size_t)prefix, pos, len);
-      size_t slen = (size_t)prefix;
-      if (!avxbuf_pushbytes(L, b, pos + it.size, slen)) too_short(L, it.size + slen, pos, b->len);
-      pos += slen;
-      break;
-    }
-    case PK_ZSTR: {
-      const unsigned char *z = memchr(p, 0, len - pos);
-      if (z == NULL) luaL_argerror(L, 3, "unfinished string for format 'z'");
-      size_t slen = (size_t)(z - p);
-      if (!avxbuf_pushbytes(L, b, pos, slen)) too_short(L, slen + 1, pos, b->len);
-      pos += slen + 1;
-      break;
-    }
-    case PK_PAD: case PK_ALIGN: case PK_NOP:
-      n--;
-      break;
-    }
-    pos += it.size;
   }
   lua_pushinteger(L, (lua_Integer)pos + 1);
   return n + 1;

@@ -1,7 +1,8 @@
 /* string.pack's format language (Lua 5.4 manual, 6.4.2): a table of the
- * options, and a reader that turns the next one into an item with its size
- * and the padding that aligns it. */
+ * options, a reader that compiles them into ops with their size and
+ * alignment, and a small cache of compiled formats. */
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "lua.h"     /* for the sizes of lua_Integer and lua_Number only */
@@ -33,13 +34,12 @@ static const struct option {
   ['s'] = { PK_STRING, SZ_OPTIONAL, sizeof(size_t) },
   ['c'] = { PK_CHAR, SZ_REQUIRED, 0 },
   ['z'] = { PK_ZSTR, SZ_FIXED, 0 },  ['x'] = { PK_PAD, SZ_FIXED, 1 },
-  [' '] = { PK_NOP, SZ_FIXED, 0 },
 };
 
 void avxbuf_pk_init(avxbuf_pk *h, const char *fmt)
 {
   h->fmt = fmt;
-  h->little = 1;   /* every architecture avxbuf builds for is little-endian */
+  h->little = avxbuf_pk_native_little();
   h->maxalign = 1;
 }
 
@@ -58,71 +58,116 @@ static size_t read_number(const char **fmt, size_t dflt)
   return n;
 }
 
-/* One option without alignment: kind and size, or -1 with *err. */
-static int read_option(avxbuf_pk *h, avxbuf_pk_item *item, const char **err, char *errbuf)
+/* One option without alignment: 1 with op's kind and size set, 0 for an
+ * option that only changes the parser, -1 with c->err set. */
+static int read_option(avxbuf_pk *h, avxbuf_pk_op *op, avxbuf_pk_chunk *c)
 {
-  char c = *h->fmt++;
-  switch (c) {
-  case '<': h->little = 1; item->kind = PK_NOP; item->size = 0; return 1;
-  case '>': h->little = 0; item->kind = PK_NOP; item->size = 0; return 1;
-  case '=': h->little = 1; item->kind = PK_NOP; item->size = 0; return 1;
-  case '!': {
-    size_t a = read_number(&h->fmt, NATIVE_MAXALIGN);
-    if (a < 1 || a > AVXBUF_PK_MAXINT) goto bad_size_a;
-    h->maxalign = a;
-    item->kind = PK_NOP;
-    item->size = 0;
-    return 1;
-  bad_size_a:
-    snprintf(errbuf, 64, "integral size (%zu) out of limits [1,%d]", a, AVXBUF_PK_MAXINT);
-    *err = errbuf;
-    return -1;
-  }
-  case 'X': item->kind = PK_ALIGN; item->size = 0; return 1;
+  char ch = *h->fmt++;
+  size_t size;
+  switch (ch) {
+  case ' ': return 0;
+  case '<': h->little = 1; return 0;
+  case '>': h->little = 0; return 0;
+  case '=': h->little = avxbuf_pk_native_little(); return 0;
+  case '!':
+    size = read_number(&h->fmt, NATIVE_MAXALIGN);
+    if (size < 1 || size > AVXBUF_PK_MAXINT) goto bad_size;
+    h->maxalign = size;
+    return 0;
+  case 'X': op->kind = PK_ALIGN; op->size = 0; return 1;
   default: break;
   }
-  const struct option *o = &options[(unsigned char)c];
-  if (o->how != SZ_NONE) {
-    item->kind = (avxbuf_pk_kind)o->kind;
-    item->size = o->size;
-    if (o->how == SZ_OPTIONAL) {
-      item->size = read_number(&h->fmt, o->size);
-      if (item->size < 1 || item->size > AVXBUF_PK_MAXINT) {
-        snprintf(errbuf, 64, "integral size (%zu) out of limits [1,%d]", item->size, AVXBUF_PK_MAXINT);
-        *err = errbuf;
-        return -1;
-      }
-    } else if (o->how == SZ_REQUIRED) {
-      if (!is_digit(*h->fmt)) { *err = "missing size for format option 'c'"; return -1; }
-      item->size = read_number(&h->fmt, 0);
+  const struct option *o = &options[(unsigned char)ch];
+  switch (o->how) {
+  case SZ_FIXED:
+    size = o->size;
+    break;
+  case SZ_OPTIONAL:
+    size = read_number(&h->fmt, o->size);
+    if (size < 1 || size > AVXBUF_PK_MAXINT) goto bad_size;
+    break;
+  case SZ_REQUIRED:
+    if (!is_digit(*h->fmt)) {
+      snprintf(c->err, sizeof c->err, "missing size for format option 'c'");
+      return -1;
     }
-    return 1;
+    size = read_number(&h->fmt, 0);
+    break;
+  default:
+    snprintf(c->err, sizeof c->err, "invalid format option '%c'", ch);
+    return -1;
   }
-  snprintf(errbuf, 64, "invalid format option '%c'", c);
-  *err = errbuf;
+  op->kind = o->kind;
+  op->size = size;
+  return 1;
+bad_size:
+  snprintf(c->err, sizeof c->err, "integral size (%zu) out of limits [1,%d]", size, AVXBUF_PK_MAXINT);
   return -1;
 }
 
-int avxbuf_pk_next(avxbuf_pk *h, size_t pos, avxbuf_pk_item *item, const char **err, char errbuf[64])
+/* The next op, with its alignment: 1, 0 at the end, -1 with c->err. */
+static int next_op(avxbuf_pk *h, avxbuf_pk_op *op, avxbuf_pk_chunk *c)
 {
-  if (*h->fmt == '\0') return 0;
-  if (read_option(h, item, err, errbuf) < 0) return -1;
-  size_t align = item->size;
-  if (item->kind == PK_ALIGN) {   /* X: the next option gives the alignment, and is used up */
-    avxbuf_pk_item next;
-    int have = *h->fmt != '\0';
-    if (have && read_option(h, &next, err, errbuf) < 0) return -1;
-    if (!have || next.kind == PK_CHAR || next.size == 0) {
-      *err = "invalid next option for option 'X'";
+  int r;
+  do {
+    if (*h->fmt == '\0') return 0;
+    r = read_option(h, op, c);
+  } while (r == 0);
+  if (r < 0) return -1;
+  op->little = (unsigned char)h->little;
+  size_t align = op->size;
+  if (op->kind == PK_ALIGN) {   /* X: the next option gives the alignment, and is used up */
+    avxbuf_pk_op next = { 0, PK_CHAR, 0, 1 };
+    if (*h->fmt != '\0' && read_option(h, &next, c) < 0) return -1;
+    if (next.kind == PK_CHAR || next.size == 0) {
+      snprintf(c->err, sizeof c->err, "invalid next option for option 'X'");
       return -1;
     }
     align = next.size;
   }
-  item->padding = 0;
-  if (align > 1 && item->kind != PK_CHAR) {
+  op->align = 1;
+  if (align > 1 && op->kind != PK_CHAR) {
     if (align > h->maxalign) align = h->maxalign;
-    if ((align & (align - 1)) != 0) { *err = "format asks for alignment not power of 2"; return -1; }
-    item->padding = (align - (pos & (align - 1))) & (align - 1);
+    if ((align & (align - 1)) != 0) {
+      snprintf(c->err, sizeof c->err, "format asks for alignment not power of 2");
+      return -1;
+    }
+    op->align = (unsigned char)align;
   }
   return 1;
+}
+
+void avxbuf_pk_compile(avxbuf_pk *h, avxbuf_pk_chunk *c)
+{
+  int r = 1;
+  c->n = 0;
+  c->bad = 0;
+  while (c->n < AVXBUF_PK_CHUNK && (r = next_op(h, &c->op[c->n], c)) > 0) c->n++;
+  c->bad = r < 0;
+  c->more = r > 0 && *h->fmt != '\0';
+}
+
+void avxbuf_pk_cache_init(avxbuf_pk_cache *cache)
+{
+  for (int i = 0; i < AVXBUF_PK_CACHE_SLOTS; i++) cache->slot[i].len = AVXBUF_PK_CACHE_LEN + 1;
+}
+
+const avxbuf_pk_chunk *avxbuf_pk_cached(avxbuf_pk_cache *cache, const char *fmt, size_t len)
+{
+  if (len > AVXBUF_PK_CACHE_LEN) return NULL;
+  /* Lua interns short strings, so a format written in the source has one
+   * address; the bytes decide whether it is the same format. */
+  uintptr_t a = (uintptr_t)fmt;
+  avxbuf_pk_slot *s = &cache->slot[((a >> 4) ^ (a >> 9)) % AVXBUF_PK_CACHE_SLOTS];
+  if (s->len == len && memcmp(s->fmt, fmt, len) == 0) return &s->c;
+  avxbuf_pk h;
+  avxbuf_pk_init(&h, fmt);
+  avxbuf_pk_compile(&h, &s->c);
+  if (s->c.more) {
+    s->len = AVXBUF_PK_CACHE_LEN + 1;
+    return NULL;
+  }
+  memcpy(s->fmt, fmt, len);
+  s->len = len;
+  return &s->c;
 }

@@ -1,7 +1,7 @@
-/* The format language of Lua 5.3's string.pack, parsed one item at a time:
- * no Lua state here (lpack.c does the values), so the parser can be fuzzed
- * alone. The sizes of the native types are this build's, as string.pack
- * uses the running Lua's. */
+/* The format language of Lua 5.3's string.pack, compiled into ops: no Lua
+ * state here (lpack.c does the values), so the parser can be fuzzed alone.
+ * The sizes of the native types are this build's, as string.pack uses the
+ * running Lua's. */
 #ifndef AVXBUF_PACKFMT_H
 #define AVXBUF_PACKFMT_H
 
@@ -17,30 +17,74 @@ typedef enum avxbuf_pk_kind {
   PK_STRING,   /* s[n]: a string after its length in `size` bytes */
   PK_ZSTR,     /* z: a zero-terminated string */
   PK_PAD,      /* x: one zero byte */
-  PK_ALIGN,    /* X op: padding to op's alignment, no value */
-  PK_NOP       /* space < > = ![n]: no bytes, no value */
+  PK_ALIGN     /* X op: padding to op's alignment, no value */
 } avxbuf_pk_kind;
 
+/* The host's byte order, which '=' and a format's start select. */
+static inline int avxbuf_pk_native_little(void)
+{
+  const union { int i; char c; } probe = { 1 };
+  return probe.c == 1;
+}
+
+/* The parser's place in a format. */
 typedef struct avxbuf_pk {
   const char *fmt;     /* what is left of the format */
   int little;          /* byte order from here on */
   size_t maxalign;     /* the ! setting */
 } avxbuf_pk;
 
-typedef struct avxbuf_pk_item {
-  avxbuf_pk_kind kind;
-  size_t size;         /* bytes of the value (PK_STRING: of the length before it) */
-  size_t padding;      /* zero bytes before it, to align it */
-} avxbuf_pk_item;
+/* One option that takes bytes. Options that take none and no value (space
+ * < > = !) only change the parser. */
+typedef struct avxbuf_pk_op {
+  size_t size;           /* bytes of the value (PK_STRING: of the length before it) */
+  unsigned char kind;    /* avxbuf_pk_kind */
+  unsigned char little;  /* byte order */
+  unsigned char align;   /* the position is padded to a multiple of this (1: no padding) */
+} avxbuf_pk_op;
+
+/* Ops compiled in one go: a whole format when it is short, or the next
+ * part of a long one. */
+#define AVXBUF_PK_CHUNK 16
+typedef struct avxbuf_pk_chunk {
+  int n;                /* ops */
+  int more;             /* the format goes on after them */
+  int bad;              /* the format is wrong after them: err says how */
+  char err[64];
+  avxbuf_pk_op op[AVXBUF_PK_CHUNK];
+} avxbuf_pk_chunk;
 
 /* The largest integer size (string.pack's limit). */
 #define AVXBUF_PK_MAXINT 16
 
+/* Padding before an op at byte pos (counted from where alignment is). */
+#define AVXBUF_PK_PADDING(op, pos) (((size_t)(op)->align - ((pos) & ((op)->align - 1u))) & ((op)->align - 1u))
+
 void avxbuf_pk_init(avxbuf_pk *h, const char *fmt);
 
-/* The next item, for a value at byte pos (counted from where alignment is
- * counted): 1 with *item set, 0 at the end of the format, or -1 with *err
- * set to what is wrong (err is either a constant or errbuf). */
-int avxbuf_pk_next(avxbuf_pk *h, size_t pos, avxbuf_pk_item *item, const char **err, char errbuf[64]);
+/* The next ops from h, until AVXBUF_PK_CHUNK of them, the end, or an
+ * error. */
+void avxbuf_pk_compile(avxbuf_pk *h, avxbuf_pk_chunk *c);
+
+/* Formats compiled before, by the address and bytes of the format: a loop
+ * packing the same records parses its format once (parsing was a third of
+ * a pack's instructions: callgrind). */
+#define AVXBUF_PK_CACHE_SLOTS 8
+#define AVXBUF_PK_CACHE_LEN 32
+typedef struct avxbuf_pk_slot {
+  size_t len;   /* > AVXBUF_PK_CACHE_LEN: empty */
+  char fmt[AVXBUF_PK_CACHE_LEN];
+  avxbuf_pk_chunk c;
+} avxbuf_pk_slot;
+typedef struct avxbuf_pk_cache {
+  avxbuf_pk_slot slot[AVXBUF_PK_CACHE_SLOTS];
+} avxbuf_pk_cache;
+
+void avxbuf_pk_cache_init(avxbuf_pk_cache *cache);
+
+/* The whole of format fmt (len bytes) compiled, from the cache or compiled
+ * into it; NULL when it is longer than AVXBUF_PK_CACHE_LEN or more than a
+ * chunk (compile it then). */
+const avxbuf_pk_chunk *avxbuf_pk_cached(avxbuf_pk_cache *cache, const char *fmt, size_t len);
 
 #endif
