@@ -258,7 +258,7 @@ FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc $(LUA_INC)
 FUZZ_SECONDS ?= 20
 FUZZERS = build/fuzz/kernels build/fuzz/kernels_emul build/fuzz/options build/fuzz/decide build/fuzz/pack \
-	build/fuzz/match
+	build/fuzz/match build/fuzz/dispatch build/fuzz/dispatch_emul
 
 build/fuzz/kernels: fuzz/fuzz_kernels.c $(CORE_SRC) $(HDR)
 	@mkdir -p $(dir $@)
@@ -287,6 +287,12 @@ build/fuzz/match: fuzz/fuzz_match.c $(SRC) $(HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Iinclude -D_POSIX_C_SOURCE=200809L -o $@ fuzz/fuzz_match.c $(SRC) \
 	  $(LUA_LIB) -lpthread -lm
+
+# avxbuf_copy/avxbuf_fill, inline path included; the emulated build adds
+# use_avx=3 and its avx3_threshold split.
+build/fuzz/dispatch build/fuzz/dispatch_emul: fuzz/fuzz_dispatch.c $(CORE_SRC) $(HDR)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(if $(filter %_emul,$@),$(EMUL_CFLAGS)) -o $@ fuzz/fuzz_dispatch.c $(CORE_SRC) -lpthread
 
 fuzz: deps-hardening $(FUZZERS)
 	@for f in $(FUZZERS); do \

@@ -111,8 +111,29 @@ function TestCounters.test_pin_and_readings()
   lu.assertEquals(counters.cpus(), allowed, "a refused pin changes nothing")
   local t0 = counters.clock()
   lu.assertTrue(counters.clock() >= t0)
+end
+
+-- msr()'s reason is the one the OS gives another reader of the same device:
+-- io.open, then a read at the register's offset.
+function TestCounters.test_msr_reason_is_the_os_reason()
+  local path = "/dev/cpu/0/msr"
   local v, why = counters.msr(0, 0xE8)
-  lu.assertTrue(v ~= nil or why:find("/dev/cpu/0/msr", 1, true) ~= nil)
+  local f, reason = io.open(path, "rb")
+  if f then
+    local ok, err = f:seek("set", 0xE8)
+    if ok then ok, err = f:read(8) end
+    f:close()
+    if ok then
+      lu.assertNotNil(v, why)
+      return
+    end
+    reason = tostring(err)
+  else
+    reason = reason:sub(#path + 3)   -- io.open says "PATH: REASON"
+  end
+  lu.assertNil(v)
+  local expected = path .. " register 0xE8: " .. reason .. " (E"
+  lu.assertEquals(why:sub(1, #expected), expected)
 end
 
 -- Names that only the list's __index produces, and a resolve that drops

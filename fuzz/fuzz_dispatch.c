@@ -1,0 +1,101 @@
+/* libFuzzer: the dispatching entry points every caller uses, avxbuf_copy and
+ * avxbuf_fill (dispatch.h), against a byte-wise reference: their inline
+ * moves up to 16 bytes, the small kernel called through the plan, and the
+ * picks above it (fuzz_kernels.c calls the picked kernel itself, past the
+ * inline path). Sizes cluster around AVXBUF_INLINE_MAX; each threshold is
+ * a byte of the input (small, large or the machine's default), so that
+ * every boundary of the plan falls among them. The destination keeps
+ * GUARD bytes of the arena on each side, and nothing in the arena but the
+ * destination may change; a source may be a heap block of exactly n bytes,
+ * so that ASan sees a read past either end. Built native and emulated. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dispatch.h"
+
+#define MAX_N (16 * 1024 + 256)   /* past the largest threshold below, 127 x 128 */
+#define GUARD 64
+#define ARENA (2 * MAX_N + 2 * GUARD)
+
+/* fresh: the arena's contents before each input (filled once: a byte loop
+ * over it per input cost 7 in 8 of the time under ASan) */
+static unsigned char arena[ARENA], expect[ARENA], fresh[ARENA];
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+  (void)argc; (void)argv;
+  for (size_t i = 0; i < ARENA; i++) fresh[i] = (unsigned char)(i * 167 + (i >> 8) + 3);
+  return 0;
+}
+
+/* The input's first HEADER bytes (zeros past its end), then the data. */
+enum { H_OP, H_KNOBS, H_AVX3, H_MOVSB, H_MOVSB_STOP, H_STOSB, H_NT, H_N, H_N2, H_D, H_D2, H_S, H_S2, H_BYTE,
+       HEADER };
+#define OP_COPY 1
+#define OP_HEAP_SOURCE 2   /* a copy's source is a block of its own */
+#define OP_SMALL 4         /* n up to AVXBUF_INLINE_MAX + 16 */
+#define OP_NEAR 8          /* the source within 128 bytes of the destination */
+#define OP_FILL_BYTE 16    /* a fill of H_BYTE, not zero */
+
+/* 0xFF: the default; else 0..127, or that times 128 with the top bit. */
+static long long threshold(uint8_t b)
+{
+  if (b == 0xFF) return AVXBUF_UNSET;
+  return b & 0x80 ? (b & 0x7F) * 128LL : b;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  uint8_t h[HEADER] = { 0 };
+  memcpy(h, data, size < HEADER ? size : HEADER);
+  const uint8_t *in = data + (size < HEADER ? size : HEADER);
+  size_t left = size - (size_t)(in - data);
+
+  avxbuf_state st;
+  memset(&st, 0, sizeof st);
+  long long *r = st.requested.v;
+  r[K_USE_AVX] = h[H_KNOBS] & 3;
+  r[K_MAX_VECTOR_SIZE] = (long long[]){ 16, 32, 64, AVXBUF_UNSET }[(h[H_KNOBS] >> 2) & 3];
+  r[K_VECTOR_ZEROING] = (h[H_KNOBS] >> 4) & 1;
+  r[K_KERNEL] = (h[H_KNOBS] >> 5) == 7 ? KERNEL_LIBC : KERNEL_AUTO;
+  r[K_AVX3_THRESHOLD] = threshold(h[H_AVX3]);
+  r[K_REP_MOVSB_THRESHOLD] = threshold(h[H_MOVSB]);
+  r[K_REP_MOVSB_STOP_THRESHOLD] = threshold(h[H_MOVSB_STOP]);
+  r[K_REP_STOSB_THRESHOLD] = threshold(h[H_STOSB]);
+  r[K_NONTEMPORAL_THRESHOLD] = threshold(h[H_NT]);
+  avxbuf_state_resolve(&st);
+
+  uint8_t op = h[H_OP];
+  size_t n = op & OP_SMALL ? h[H_N] % (AVXBUF_INLINE_MAX + 17) : (size_t)(h[H_N] << 8 | h[H_N2]) % (MAX_N + 1);
+  size_t d = GUARD + (size_t)(h[H_D] << 8 | h[H_D2]) % (ARENA - 2 * GUARD - n + 1);
+  size_t s = (size_t)(h[H_S] << 8 | h[H_S2]) % (ARENA - n + 1);
+  if (op & OP_NEAR) {
+    long long near = (long long)d + (int8_t)h[H_S];
+    s = near < 0 ? 0 : near > (long long)(ARENA - n) ? ARENA - n : (size_t)near;
+  }
+
+  memcpy(arena, fresh, ARENA);
+  if (left) memcpy(arena + s, in, left < n ? left : n);
+  memcpy(expect, arena, ARENA);
+
+  if (op & OP_COPY) {
+    const unsigned char *src = arena + s, *ref = expect + s;
+    unsigned char *block = NULL;
+    if (op & OP_HEAP_SOURCE) {
+      block = malloc(n ? n : 1);
+      memcpy(block, arena + s, n);
+      src = ref = block;
+    }
+    /* memmove: descending when the destination lies above the source */
+    if (!block && d > s) for (size_t i = n; i-- > 0;) expect[d + i] = ref[i];
+    else for (size_t i = 0; i < n; i++) expect[d + i] = ref[i];
+    avxbuf_copy(&st.plan, arena + d, src, n, avxbuf_overlap_of(arena + d, src, n));
+    free(block);
+  } else {
+    int byte = op & OP_FILL_BYTE ? h[H_BYTE] : 0;
+    for (size_t i = 0; i < n; i++) expect[d + i] = (unsigned char)byte;
+    avxbuf_fill(&st.plan, arena + d, byte, n);
+  }
+  if (memcmp(arena, expect, ARENA) != 0) abort();
+  return 0;
+}
