@@ -258,7 +258,7 @@ static int l_pack(lua_State *L)
   size_t len;
   const char *fmt = luaL_checklstring(L, fmt_arg, &len);
   sink k = { b, m, 0, 0, fmt_arg };
-  size_t total;
+  size_t total = 0;
   do {
     if (at) {
       /* Within the bytes there are: every value checked (measured) before
