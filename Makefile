@@ -17,9 +17,10 @@ BUILD ?= $(if $(filter lua5.4,$(LUA)),build,build/$(LUA))
 SAN ?=
 # C11 plus POSIX; ISA code is enabled per function (target attributes), so
 # every file gets the same flags, as LuaRocks' builtin build requires.
-# -fno-plt calls the interpreter's API through the GOT: a 64-byte copy from
-# Lua went from ~2.15x to ~1.95x the cost of a C no-op (bench/kernels.lua);
-# the LuaRocks build, which cannot take flags, goes without.
+# -fno-plt calls the interpreter's API through the GOT, without the jump
+# through a PLT stub, and a call from Lua makes several such calls (what it
+# saved: docs/benchmarks.md, "Cost of a call from Lua"); the LuaRocks
+# build, which cannot take flags, goes without.
 AVXBUF_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden -fno-plt \
 	-Wall -Wextra -Werror=implicit-function-declaration -Wno-psabi $(LUA_INC) $(SAN)
 EMUL_CFLAGS = -DAVXBUF_EMULATE_AVX512 -DAVXBUF_CHECK_ALIGNMENT

@@ -101,14 +101,14 @@ static avxbuf_family family(long long use_avx, long long width)
 #endif
 }
 
-static long long pick(const avxbuf_state *st, int k, long long dflt)
+static long long requested_or(const avxbuf_state *st, int k, long long dflt)
 {
   return st->requested.v[k] != AVXBUF_UNSET ? st->requested.v[k] : dflt;
 }
 
 /* A threshold in bytes (0: never) as a size; beyond SIZE_MAX (a 32-bit
  * size_t) it is never reached either. */
-static size_t from(long long threshold)
+static size_t threshold_size(long long threshold)
 {
   return threshold == 0 || (unsigned long long)threshold > SIZE_MAX ? SIZE_MAX : (size_t)threshold;
 }
@@ -158,15 +158,16 @@ static void plan(avxbuf_state *st)
    * stores run at licence 0, and rep stosb keeps its window. */
   p->fill_wide = e[K_VECTOR_ZEROING] ? wide : FAMILY_SSE2;
   p->fill_narrow = e[K_VECTOR_ZEROING] ? narrow : FAMILY_SSE2;
-  p->wide_from = split ? from(e[K_AVX3_THRESHOLD]) : 0;
-  p->rep_movsb_from = from(e[K_REP_MOVSB_THRESHOLD]);
-  p->rep_movsb_until = from(e[K_REP_MOVSB_STOP_THRESHOLD]);   /* 0: no end */
-  p->rep_stosb_from = from(e[K_REP_STOSB_THRESHOLD]);
+  p->wide_from = split ? threshold_size(e[K_AVX3_THRESHOLD]) : 0;
+  p->rep_movsb_from = threshold_size(e[K_REP_MOVSB_THRESHOLD]);
+  p->rep_movsb_until = threshold_size(e[K_REP_MOVSB_STOP_THRESHOLD]);   /* 0: no end */
+  p->rep_stosb_from = threshold_size(e[K_REP_STOSB_THRESHOLD]);
   /* A copy of n bytes streams 2n through the cache, a fill n: fills start
-   * streaming at twice the copy threshold (measured: README, "Kernel sweep"). */
-  p->nontemporal_copy_from = from(e[K_NONTEMPORAL_THRESHOLD]);
+   * streaming at twice the copy threshold (the sweep behind it:
+   * docs/benchmarks.md, "Kernels from Lua"). */
+  p->nontemporal_copy_from = threshold_size(e[K_NONTEMPORAL_THRESHOLD]);
   p->nontemporal_fill_from = e[K_NONTEMPORAL_THRESHOLD] > AVXBUF_MAX_BYTES / 2
-                           ? SIZE_MAX : from(2 * e[K_NONTEMPORAL_THRESHOLD]);
+                           ? SIZE_MAX : threshold_size(2 * e[K_NONTEMPORAL_THRESHOLD]);
   plan_small(p);
 }
 
@@ -182,22 +183,23 @@ void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m)
 
   /* Lower what the CPU and OS cannot run (HotSpot clamps UseAVX the same way).
    * The emulated build can always run level 3: its AVX-512 kernels are SIMDe. */
-  long long level = pick(st, K_USE_AVX, d->use_avx);
+  long long level = requested_or(st, K_USE_AVX, d->use_avx);
   if (level > m->cpu->max_use_avx && !(m->emulated && level == 3))
     level = m->cpu->max_use_avx;
   long long width = avxbuf_level_width(level);
-  long long mvs = pick(st, K_MAX_VECTOR_SIZE, width);
+  long long mvs = requested_or(st, K_MAX_VECTOR_SIZE, width);
   int erms = m->cpu->has[F_ERMS];
 
   e[K_USE_AVX] = level;
   e[K_MAX_VECTOR_SIZE] = mvs < width ? mvs : width;
-  e[K_AVX3_THRESHOLD] = pick(st, K_AVX3_THRESHOLD, d->avx3_threshold);
-  e[K_VECTOR_ZEROING] = pick(st, K_VECTOR_ZEROING, d->vector_zeroing);
-  e[K_REP_MOVSB_THRESHOLD] = erms ? pick(st, K_REP_MOVSB_THRESHOLD, d->rep_movsb_threshold) : 0;
-  e[K_REP_MOVSB_STOP_THRESHOLD] = erms ? pick(st, K_REP_MOVSB_STOP_THRESHOLD, d->rep_movsb_stop_threshold) : 0;
-  e[K_REP_STOSB_THRESHOLD] = erms ? pick(st, K_REP_STOSB_THRESHOLD, d->rep_stosb_threshold) : 0;
-  e[K_NONTEMPORAL_THRESHOLD] = pick(st, K_NONTEMPORAL_THRESHOLD, d->nontemporal_threshold);
-  e[K_KERNEL] = pick(st, K_KERNEL, KERNEL_AUTO);
+  e[K_AVX3_THRESHOLD] = requested_or(st, K_AVX3_THRESHOLD, d->avx3_threshold);
+  e[K_VECTOR_ZEROING] = requested_or(st, K_VECTOR_ZEROING, d->vector_zeroing);
+  e[K_REP_MOVSB_THRESHOLD] = erms ? requested_or(st, K_REP_MOVSB_THRESHOLD, d->rep_movsb_threshold) : 0;
+  e[K_REP_MOVSB_STOP_THRESHOLD] =
+    erms ? requested_or(st, K_REP_MOVSB_STOP_THRESHOLD, d->rep_movsb_stop_threshold) : 0;
+  e[K_REP_STOSB_THRESHOLD] = erms ? requested_or(st, K_REP_STOSB_THRESHOLD, d->rep_stosb_threshold) : 0;
+  e[K_NONTEMPORAL_THRESHOLD] = requested_or(st, K_NONTEMPORAL_THRESHOLD, d->nontemporal_threshold);
+  e[K_KERNEL] = requested_or(st, K_KERNEL, KERNEL_AUTO);
   plan(st);
 }
 

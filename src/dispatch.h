@@ -32,16 +32,17 @@ int avxbuf_kernel_available(const avxbuf_kernel *k);
 typedef struct avxbuf_family { const avxbuf_kernel *k, *k_nt; } avxbuf_family;
 
 /* Precomputed at configure time so the hot path is a few compares. A
- * threshold of SIZE_MAX means never. */
+ * threshold of SIZE_MAX means never. lua/avxbuf/ffi.lua mirrors every
+ * field, in this order, and reads the plan in place. */
 typedef struct avxbuf_plan {
   avxbuf_family copy_narrow, copy_wide, fill_narrow, fill_wide;
   size_t wide_from, rep_movsb_from, rep_movsb_until, rep_stosb_from;
   size_t nontemporal_copy_from, nontemporal_fill_from;
-  /* (lua/avxbuf/ffi.lua mirrors the fields above.) Below the first of the
-   * thresholds one kernel serves every size: the one the picks below return
-   * there, with its function at hand, so that a small operation costs a
-   * compare and a call (without this, a 256-byte copy from C cost ~1.4x
-   * glibc's: bench/csweep). */
+  /* Below the first of the thresholds one kernel serves every size: the
+   * one the picks below return there, with its function at hand, so that a
+   * small operation costs a compare and a call, not a chain of dependent
+   * loads through plan, family and kernel, which small copies from C paid
+   * for (docs/kernels.md). */
   size_t copy_small_below, fill_small_below;
   const avxbuf_kernel *copy_small, *fill_small;
   avxbuf_copy_fn copy_small_fn;

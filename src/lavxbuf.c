@@ -1,7 +1,9 @@
-/* avxbuf: the module. One record per Lua state (its settings and its C API
- * table) held by an anchor userdata, the buffer metatable, and the
- * functions of lbuffer.c and lsettings.c, each with the anchor (upvalue 1)
- * and the metatable (upvalue 2). */
+/* avxbuf: the module. One record per Lua state (lmodule: its knobs and
+ * plan, its C API table, its compiled pack formats) held by an anchor
+ * userdata, the buffer metatable, and the functions and methods of every
+ * binding file's lists below, each with the anchor (upvalue 1) and the
+ * metatable (upvalue 2). Under LuaJIT, lua/avxbuf/ffi.lua then replaces
+ * copy, zero, fill, put and resize with FFI code (lluajit.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -91,7 +93,7 @@ static lmodule *push_anchor(lua_State *L)
   lua_Alloc alloc = lua_getallocf(L, &ud);
   lmodule *m = (lmodule *)alloc(ud, NULL, 0, sizeof *m);
   if (m == NULL) luaL_error(L, "not enough memory");
-  avxbuf_state_init(&m->settings, getenv("AVXBUF_OPTIONS"), warn_stderr, NULL);
+  avxbuf_state_init(&m->state, getenv("AVXBUF_OPTIONS"), warn_stderr, NULL);
   avxbuf_capi_init(&m->api);
   m->unpaced = 0;
   m->refs = 1;

@@ -41,7 +41,7 @@
  * and every buffer, which keeps a pointer for the hot path. */
 typedef struct lmodule {
   avxbuf_api api;       /* first: the C API's table is the record */
-  avxbuf_state settings;
+  avxbuf_state state;   /* the knobs and the plan made from them */
   size_t unpaced;       /* buffer bytes allocated since the collector was last told */
   size_t refs;
   avxbuf_pk_cache packs; /* formats of pack and unpack, compiled */
@@ -63,7 +63,11 @@ void avxbuf_module_unref(lua_State *L, lmodule *m);
 
 /* The buffer userdata. Its data lives in a block from the Lua state's
  * allocator, so that growth can move it and free() can return it at once.
- * lua/avxbuf/ffi.lua mirrors the first five fields.
+ * lua/avxbuf/ffi.lua mirrors the first five fields (len and cap as int64_t,
+ * the same layout only where size_t has 64 bits: its load-time probe reads
+ * len, data and cap back), reads them all and writes len and gen itself
+ * (put, resize within cap): a change to what they mean, or to when gen
+ * changes, is a change there too.
  *
  * The rule every function of the binding keeps: anything that can allocate
  * Lua memory (a userdata, a string, a number turned into a string, a
@@ -81,7 +85,7 @@ typedef struct buffer {
   uint32_t gen;          /* changes whenever data, cap or len do */
   void *block;           /* what the allocator returned (NULL: nothing) */
   size_t block_size;
-  lmodule *module;       /* whose settings copy, zero and fill use; NULL once collected */
+  lmodule *module;       /* whose plan copy, zero and fill use; NULL once collected */
 } buffer;
 
 /* Only avxbuf writes a buffer's cookie, and a userdata of another size is

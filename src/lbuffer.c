@@ -16,12 +16,12 @@ static const unsigned char empty_area[BUFFER_ALIGN] __attribute__((aligned(BUFFE
 
 static inline void copy_bytes(lmodule *m, void *d, const void *s, size_t n)
 {
-  avxbuf_copy(&m->settings.plan, d, s, n, avxbuf_overlap_of(d, s, n));
+  avxbuf_copy(&m->state.plan, d, s, n, avxbuf_overlap_of(d, s, n));
 }
 
 static inline void fill_bytes(lmodule *m, void *d, int c, size_t n)
 {
-  avxbuf_fill(&m->settings.plan, d, c, n);
+  avxbuf_fill(&m->state.plan, d, c, n);
 }
 
 /* ---- memory ---------------------------------------------------------------- */
@@ -267,7 +267,7 @@ static int l_put(lua_State *L)
   }
   avxbuf_reserve(L, m, b, total, b->len);
   unsigned char *d = b->data + old;
-  const avxbuf_plan *plan = &m->settings.plan;
+  const avxbuf_plan *plan = &m->state.plan;
   for (int i = 2; i <= top; i++) {
     const unsigned char *p;
     size_t len;
@@ -344,9 +344,10 @@ static int l_byte(lua_State *L)
 /* ---- copy, zero, fill: never grow ------------------------------------------- */
 
 /* Each is checked in two tiers: a fast one that takes only plainly valid
- * calls, with as few API calls as it can (below ~16 KiB the call costs more
- * than the kernel), and the checked one, which raises the error naming the
- * first bad argument, in argument order, or does the work. */
+ * calls, with as few API calls as it can (at small sizes the call costs
+ * more than the kernel: docs/benchmarks.md, "Cost of a call from Lua"),
+ * and the checked one, which raises the error naming the first bad
+ * argument, in argument order, or does the work. */
 
 /* Argument arg (of top) as an integer, or dflt when absent or nil; 0 for
  * anything else. */
@@ -417,7 +418,7 @@ static int l_copy(lua_State *L)
   /* only a buffer copied onto itself can overlap */
   unsigned char *d = dst->data + (di - 1);
   const unsigned char *s = src + (si - 1);
-  avxbuf_copy(&dst->module->settings.plan, d, s, (size_t)n, sb == dst ? avxbuf_overlap_of(d, s, (size_t)n) : OV_NONE);
+  avxbuf_copy(&dst->module->state.plan, d, s, (size_t)n, sb == dst ? avxbuf_overlap_of(d, s, (size_t)n) : OV_NONE);
   return 0;
 }
 

@@ -45,12 +45,12 @@ static unsigned char *api_resize(const avxbuf_api *api, lua_State *L, int idx, s
 
 static void api_copy(const avxbuf_api *api, void *dst, const void *src, size_t n)
 {
-  avxbuf_copy(&MODULE_OF(api)->settings.plan, dst, src, n, avxbuf_overlap_of(dst, src, n));
+  avxbuf_copy(&MODULE_OF(api)->state.plan, dst, src, n, avxbuf_overlap_of(dst, src, n));
 }
 
 static void api_fill(const avxbuf_api *api, void *dst, int byte, size_t n)
 {
-  avxbuf_fill(&MODULE_OF(api)->settings.plan, dst, byte, n);
+  avxbuf_fill(&MODULE_OF(api)->state.plan, dst, byte, n);
 }
 
 void avxbuf_capi_init(avxbuf_api *api)

@@ -30,7 +30,7 @@ static int l_rfind(lua_State *L)
   size_t at = (unsigned long long)init > b->len ? b->len : (size_t)init - 1;
   if (m > 0) {
     size_t n = at + m < b->len ? at + m : b->len;
-    const unsigned char *p = avxbuf_pick_find(&buffer_module(L, b)->settings.plan, n)
+    const unsigned char *p = avxbuf_pick_find(&buffer_module(L, b)->state.plan, n)
                                ->rfind(b->data, n, needle, m);
     if (p == NULL) {
       luaL_pushfail(L);

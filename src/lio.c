@@ -86,7 +86,7 @@ static int l_read(lua_State *L)
   }
   if (at < old) {
     unsigned char *d = b->data + at, *s = b->data + old;
-    avxbuf_copy(&m->settings.plan, d, s, got, avxbuf_overlap_of(d, s, got));
+    avxbuf_copy(&m->state.plan, d, s, got, avxbuf_overlap_of(d, s, got));
   }
   buffer_setlen(b, at + got > old ? at + got : old);
   lua_pushinteger(L, (lua_Integer)got);

@@ -15,7 +15,7 @@ void avxbuf_luajit_install(lua_State *L, lmodule *m)
     int loaded = avxbuf_require_embedded(L, "avxbuf.ffi");
     if (loaded && lua_isfunction(L, -1)) {
       lua_pushvalue(L, -2);                       /* the module */
-      lua_pushlightuserdata(L, &m->settings.plan);
+      lua_pushlightuserdata(L, &m->state.plan);
       lua_pushlightuserdata(L, (void *)&avxbuf_k_rep_movsb);
       lua_pushlightuserdata(L, (void *)&avxbuf_k_rep_stosb);
       lua_pushlightuserdata(L, (void *)&avxbuf_cookie_key);

@@ -177,7 +177,7 @@ static int plain_find(lua_State *L, buffer *b, const unsigned char *needle, size
   size_t at = init;
   if (m > 0) {
     size_t n = b->len - init;
-    const unsigned char *p = avxbuf_pick_find(&buffer_module(L, b)->settings.plan, n)
+    const unsigned char *p = avxbuf_pick_find(&buffer_module(L, b)->state.plan, n)
                                ->find(b->data + init, n, needle, m);
     if (p == NULL) {
       luaL_pushfail(L);

@@ -1,6 +1,7 @@
-/* Timing kernels from C, for avxbuf.tune (lua/avxbuf/tune.lua): below
- * ~16 KiB a call from Lua costs more than the kernel, so a crossover is
- * only seen when the repetitions run here. Kernels are named as
+/* Timing kernels from C, for avxbuf.tune (lua/avxbuf/tune.lua): at small
+ * sizes a call from Lua costs more than the kernel and hides the
+ * differences between kernels (docs/benchmarks.md, "Kernels from C"), so a
+ * crossover is only seen when the repetitions run here. Kernels are named as
  * avxbuf.kernels() names them; "libc" is the C library's. */
 #include <stdlib.h>
 #include <string.h>

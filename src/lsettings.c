@@ -6,7 +6,7 @@
 
 #include "lavxbuf.h"
 
-#define STATE(L) (&MODULE(L)->settings)
+#define STATE(L) (&MODULE(L)->state)
 
 /* ---- struct fields as table fields ------------------------------------------ */
 

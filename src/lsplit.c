@@ -83,7 +83,7 @@ static int split_step(lua_State *L)
   const unsigned char *p = NULL;
   if (m <= len - off) {
     size_t n = len - off;
-    p = avxbuf_pick_find(&buffer_module(L, b)->settings.plan, n)->find(b->data + off, n, sep, m);
+    p = avxbuf_pick_find(&buffer_module(L, b)->state.plan, n)->find(b->data + off, n, sep, m);
   }
   if (p) end = (size_t)(p - b->data);
   set_pos(L, p ? (lua_Integer)(end + m) : -1);   /* no separator: that was the last piece */

@@ -128,23 +128,23 @@ static const char *limit_text(const avxbuf_cpu *cpu)
   return "it reports no AVX-512";
 }
 
-/* Thresholds, from measurement where we have it (docs/benchmarks.md) and
- * glibc's choices where we do not (docs/policy.md has the table).
+/* Thresholds, from measurement where we have it and glibc's choices where
+ * we do not (the table and the figures: docs/policy.md, "Other defaults";
+ * docs/benchmarks.md).
  * - rep movsb, Intel with ERMS: glibc's 2048 x (vector size / 16), 2112
- *   with FSRM, with no end. AMD: never by default (on the Zen 3 VM it ran
- *   at 0.90-1.00x of the AVX2 loop, and 10-21x slower than it when dst - src
+ *   with FSRM, with no end. AMD: never by default (on the Zen 3 VM it was
+ *   never faster than the AVX2 loop, and many times slower when dst - src
  *   is 1..63 past a multiple of 4096). Zen 5 with FSRM: from 32 KiB to the
- *   L2 size (the Zen 5 VM's C sweeps: glibc's rep movsb 111-145 GB/s against
- *   ~84 for every vector loop from 32 KiB to 512 KiB, level at 1 MiB, its
- *   L2, and behind them below 32 KiB; glibc too stops at the L2 there).
+ *   L2 size (on the Zen 5 VM glibc's rep movsb beat every vector loop
+ *   there, was level at the L2 size and behind them below 32 KiB; glibc
+ *   too stops at the L2 there).
  * - rep stosb: glibc's 2048 with ERMS on Intel. Never on AMD: the vector
- *   loops beat it by 1.05-1.6x from 2 KiB to 1 MiB on the Zen 3 VM, and
- *   by 1.2-1.8x from 4 KiB to 512 KiB on the Zen 5 VM.
+ *   loops beat it on the Zen 3 and the Zen 5 VM.
  * - non-temporal: from half the last-level cache for copies, whose source
- *   and destination together then exceed it (Zen 3, 32 MiB L3: streaming lost
- *   at 8 MiB, 0.97x, and won from 16 MiB, 1.65x; Zen 5 VM with its L3 read
- *   as 32 MiB: lost at 8 MiB, 0.79x, won at 16 MiB, 1.3x); dispatch doubles
- *   it for zero and fill, which touch half the memory per byte. */
+ *   and destination together then exceed it (on both VMs, whose L3 avxbuf
+ *   reads as 32 MiB, streaming copies lost at a quarter of it and won from
+ *   half); dispatch doubles it for zero and fill, which touch half the
+ *   memory per byte. */
 static void thresholds(const avxbuf_cpu *cpu, const cpu_row *row, avxbuf_defaults *out)
 {
   int intel_erms = cpu->has[F_ERMS] && cpu->vendor_id != V_AMD;

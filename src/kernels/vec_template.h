@@ -133,8 +133,8 @@ KTARGET AVXBUF_INLINE void KFN(_copy_backward)(unsigned char *d, const unsigned 
  * first and the last byte of the needle match, each then checked byte by
  * byte. Most of a long text makes no candidate, so four vectors are tested
  * at once first, with one movemask where the ISA can AND and OR whole
- * vectors (a mask per vector and one vector a step ran at ~13 GB/s, a third
- * of memchr's speed: bench/csweep). Text that keeps making candidates fail
+ * vectors: a movemask per vector and one vector a step left the scan far
+ * behind memchr's (docs/kernels.md). Text that keeps making candidates fail
  * (periodic text) would cost O(n m), so once the checks have cost n bytes
  * the rest goes to the C library's memmem, which is linear (two-way), as
  * do single bytes (memchr) and the last few positions. The vector part

@@ -68,10 +68,10 @@ KTARGET static void KV(_fill)(void *dst, int byte, size_t n)
       V_STOREU(d, v);
       unsigned char *p = d + VEC_SIZE - ((uintptr_t)d & (VEC_SIZE - 1));
       /* Eight stores an iteration, then at most one block of four: with four
-       * an iteration, zero/fill of 512 B-2 KiB ran at 0.73-0.77x glibc in
-       * bench/csweep and moved with where the loop landed (-falign-loops=64
-       * alone: 0.84-0.87x); with eight, 0.92-0.93x, and 1.04-1.15x at 2 KiB
-       * (three runs each, Zen 3). Copies gained nothing so. */
+       * an iteration, zero/fill of 512 B-2 KiB ran well behind glibc's and
+       * moved with where the loop landed in memory; eight ran faster there
+       * (the figures: docs/benchmarks.md, "Kernels from C"). Copies gained
+       * nothing beyond the noise from the same change, so they keep four. */
       for (; p < end - 8 * VEC_SIZE; p += 8 * VEC_SIZE) {
         KCHECK_ALIGNED(p);
         V4_STORE(KV_STORE, p, v, v, v, v);
