@@ -76,6 +76,36 @@ for _, op in ipairs(OPS) do
   print(string.format("%-5s sizes in order: %s", op[1], #inversions == 0 and "yes" or table.concat(inversions, ", ")))
 end
 
+-- The loops users write: the size a variable (read from a table, so the
+-- trace cannot fold it), one size per loop or several through one loop.
+-- LuaJIT's own is ffi.copy/ffi.fill with that variable size (a memcpy or
+-- memset call); function: avxbuf.copy(d, ...); method: d:copy(...).
+do
+  local CASES = {
+    { "16", { 16 } }, { "64", { 64 } }, { "256", { 256 } },
+    { "16-64 mixed", { 16, 24, 40, 64 } }, { "16-256 mixed", { 16, 64, 100, 256 } },
+  }
+  print(string.format("%-5s %-13s %-10s %8s %8s %7s %8s %7s", "op", "sizes (var)", "LuaJIT's", "ns", "avxbuf",
+                      "ratio", "method", "ratio"))
+  local VOPS = {
+    { "copy", "ffi.copy", "fcopy(cd, cs, n)", "copy(d, 1, s, 1, n)", "d:copy(1, s, 1, n)" },
+    { "fill", "ffi.fill", "ffill(cd, n, 7)", "fill(d, 7, 1, n)", "d:fill(7, 1, n)" },
+  }
+  for _, op in ipairs(VOPS) do
+    for _, case in ipairs(CASES) do
+      local ns = {}
+      for k = 1, 64 do ns[k] = case[2][(k - 1) % #case[2] + 1] end
+      local env = { d = avxbuf.new(256), s = avxbuf.new(256, 1), cd = ffi.new("uint8_t[?]", 256),
+                    cs = ffi.new("uint8_t[?]", 256, 1), copy = avxbuf.copy, fill = avxbuf.fill,
+                    fcopy = ffi.copy, ffill = ffi.fill, ns = ns }
+      local pre = "local n = ns[_ % 64 + 1]; "
+      local t = measure { loop(pre .. op[3], env), loop(pre .. op[4], env), loop(pre .. op[5], env) }
+      print(string.format("%-5s %-13s %-10s %8.2f %8.2f %6.2fx %8.2f %6.2fx", op[1], case[1], op[2], t[1], t[2],
+                          ratio(t[2], t[1]), t[3], t[3] / t[2]))
+    end
+  end
+end
+
 -- Assembling 128 bytes from eight 16-byte strings, emptied every 64 puts;
 -- once with pieces the trace sees as constants (LuaJIT then folds
 -- string.buffer's eight puts into one of a 128-byte constant: -jdump shows
