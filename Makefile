@@ -123,8 +123,12 @@ test: deps
 	$(LUA) spec/run.lua $(BUILD) $(BUILD)/emul $(if $(filter lua5.4,$(LUA)),$(BUILD)/static@$(BUILD)/static/host)
 
 # The suite on every Lua the project supports (5.4 is `make test`).
+# Two lanes at once (tools/at-once.sh), each Lua in its own build directory;
+# the packages first, so that no two apt-get runs meet.
 test-versions:
-	@for v in lua5.1 lua5.2 lua5.3 luajit; do $(MAKE) --no-print-directory test LUA=$$v || exit 1; done
+	@for v in lua5.1 lua5.2 lua5.3 luajit; do tools/deps.sh build $$v || exit 1; done
+	@tools/at-once.sh "$(MAKE) --no-print-directory test LUA=lua5.1 && $(MAKE) --no-print-directory test LUA=lua5.2" \
+	  "$(MAKE) --no-print-directory test LUA=luajit && $(MAKE) --no-print-directory test LUA=lua5.3"
 
 # The transform benchmark (every vector width, with licence counters), then
 # a quick kernel sweep; `make sweep` runs the full one with JSON and SVG.
@@ -235,14 +239,18 @@ sanitize: deps-hardening
 # there); on LuaJIT spec/gc_spec.lua, which runs the FFI path with the JIT
 # off and on.
 TORTURE = $(SANITIZE) -DAVXBUF_GC_TORTURE
+# Two lanes at once: the pattern specs (most of the time: every capture a
+# string pushed, every push a full collection), and the rest, then LuaJIT.
 TORTURE_SPECS = TestCollectorInCalls TestBuffer TestCApi TestBadInput TestGrowth TestForgery TestMemory \
-	TestFind TestRfind TestCompare TestHex TestIO TestPack TestMatch TestGmatch TestRecords TestSplit
+	TestFind TestRfind TestCompare TestHex TestIO TestPack TestRecords TestSplit
+TORTURE_PATTERN_SPECS = TestMatch TestGmatch
 test-gc: deps-hardening
 	@tools/deps.sh build luajit
 	@$(MAKE) --no-print-directory native build/torture/capi.so build/torture/capi_future/capi.so BUILD=build/torture SAN="$(TORTURE)"
 	@$(MAKE) --no-print-directory native build/torture-luajit/capi.so LUA=luajit BUILD=build/torture-luajit SAN="$(TORTURE)"
-	$(ASAN_RUN) lua5.4 spec/run.lua build/torture -- $(TORTURE_SPECS)
-	$(ASAN_RUN) luajit spec/run.lua build/torture-luajit -- TestCollectorInCalls
+	tools/at-once.sh "$(ASAN_RUN) lua5.4 spec/run.lua build/torture -- $(TORTURE_PATTERN_SPECS)" \
+	  "$(ASAN_RUN) lua5.4 spec/run.lua build/torture -- $(TORTURE_SPECS) \
+	   && $(ASAN_RUN) luajit spec/run.lua build/torture-luajit -- TestCollectorInCalls"
 
 # The suite under memcheck, plain build (AVX2 natively) and emulated flavour
 # (the AVX-512 logic: valgrind cannot execute AVX-512): zero errors, zero
@@ -251,8 +259,8 @@ VALGRIND = valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-k
 	--show-leak-kinds=definite
 valgrind: deps-hardening
 	@$(MAKE) --no-print-directory all
-	AVXBUF_SPEC_DIR=build AVXBUF_SPEC_LIGHT=1 AVXBUF_SPEC_VALGRIND=1 $(VALGRIND) $(LUA) spec/run.lua
-	AVXBUF_SPEC_DIR=build/emul AVXBUF_SPEC_LIGHT=1 AVXBUF_SPEC_VALGRIND=1 $(VALGRIND) $(LUA) spec/run.lua
+	tools/at-once.sh "AVXBUF_SPEC_DIR=build AVXBUF_SPEC_LIGHT=1 AVXBUF_SPEC_VALGRIND=1 $(VALGRIND) $(LUA) spec/run.lua" \
+	  "AVXBUF_SPEC_DIR=build/emul AVXBUF_SPEC_LIGHT=1 AVXBUF_SPEC_VALGRIND=1 $(VALGRIND) $(LUA) spec/run.lua"
 
 # libFuzzer harnesses (fuzz/), bounded in time, seeded from fuzz/corpus/.
 FUZZ_CC = clang
