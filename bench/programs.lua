@@ -76,15 +76,6 @@ if jit then
   ]]
 end
 
--- A fixed-seed generator: x * 69069 + 1 is exact in a double.
-local function generator(seed)
-  local x = seed
-  return function(n)
-    x = (x * 69069 + 1) % 4294967296
-    return math.floor(x / 65536) % n
-  end
-end
-
 local function write_file(path, data)
   local f = assert(io.open(path, "wb"))
   assert(f:write(data))
@@ -218,7 +209,7 @@ local WORDS = { "lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipis
 local log_path, log_expected = os.tmpname(), 0
 
 local function make_log(bytes)
-  local rand, lines, has_token = generator(20), {}, {}
+  local rand, lines, has_token = harness.rng(20), {}, {}
   for k = 1, 4096 do
     local words = { string.format("%02d:%02d:%02d worker-%d", rand(24), rand(60), rand(60), rand(16)) }
     local count, at = 4 + rand(12), rand(40) == 0 and rand(4) + 2 or nil

@@ -11,15 +11,7 @@ local M = {}
 -- Documents
 ---------------------------------------------------------------------------
 
--- A small LCG, so that every run and every row sees the same documents (exact
--- in doubles too: the specs run this on Lua 5.1 and LuaJIT).
-local function rng(seed)
-  local x = seed
-  return function(n)
-    x = (x * 69069 + 12345) % 4294967296
-    return math.floor(x / 65536) % n
-  end
-end
+local rng = require("harness").rng   -- the same documents every run
 
 local WORDS = { "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
                 "juliet", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo",
