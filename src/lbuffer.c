@@ -102,9 +102,9 @@ void avxbuf_reserve(lua_State *L, lmodule *m, buffer *b, size_t need, size_t kee
   void *block = alloc(ud, b->block, b->block ? b->block_size : 0, size);
   if (block == NULL)
     luaL_error(L, "%s", avxbuf_pushf(L, "not enough memory for a buffer of %llu bytes", (unsigned long long)need));
-  unsigned char *data = (unsigned char *)(((uintptr_t)block + BUFFER_ALIGN - 1)
-                                          & ~(uintptr_t)(BUFFER_ALIGN - 1));
-  if (data != (unsigned char *)block + offset) memmove(data, (unsigned char *)block + offset, keep);
+  uintptr_t start = (uintptr_t)block;
+  unsigned char *data = (unsigned char *)((start + BUFFER_ALIGN - 1) & ~(uintptr_t)(BUFFER_ALIGN - 1));
+  if ((uintptr_t)data != start + offset) memmove(data, (void *)(start + offset), keep);
   b->block = block;
   b->block_size = size;
   b->data = data;
