@@ -351,10 +351,18 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
     local r = via_c(c_resize, "resize", buf, n)
     return r
   end
+  -- A number as the C function writes it (lua_tolstring's format; `..`
+  -- consults no __tostring), made before fast_put reads a pointer: making
+  -- a string can run the collector.
+  local function text(v)
+    if type(v) == "number" then return v .. "" end
+    return v
+  end
   methods.put = function(buf, ...)
     local n = select("#", ...)
     if n <= 8 then
       local v1, v2, v3, v4, v5, v6, v7, v8 = ...
+      v1, v2, v3, v4, v5, v6, v7, v8 = text(v1), text(v2), text(v3), text(v4), text(v5), text(v6), text(v7), text(v8)
       if fast_put(buf, n, v1, v2, v3, v4, v5, v6, v7, v8) then return buf end
     end
     local r = via_c(c_put, "put", buf, ...)
