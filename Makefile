@@ -248,7 +248,7 @@ test-gc: deps-hardening
 	@tools/deps.sh build luajit
 	@$(MAKE) --no-print-directory native build/torture/capi.so build/torture/capi_future/capi.so BUILD=build/torture SAN="$(TORTURE)"
 	@$(MAKE) --no-print-directory native build/torture-luajit/capi.so LUA=luajit BUILD=build/torture-luajit SAN="$(TORTURE)"
-	tools/at-once.sh "$(ASAN_RUN) lua5.4 spec/run.lua build/torture -- $(TORTURE_PATTERN_SPECS)" \
+	tools/at-once.sh "AVXBUF_SPEC_TORTURE=1 $(ASAN_RUN) lua5.4 spec/run.lua build/torture -- $(TORTURE_PATTERN_SPECS)" \
 	  "$(ASAN_RUN) lua5.4 spec/run.lua build/torture -- $(TORTURE_SPECS) \
 	   && $(ASAN_RUN) luajit spec/run.lua build/torture-luajit -- TestCollectorInCalls"
 
@@ -264,7 +264,7 @@ valgrind: deps-hardening
 
 # libFuzzer harnesses (fuzz/), bounded in time, seeded from fuzz/corpus/.
 FUZZ_CC = clang
-FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc $(LUA_INC)
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Wno-psabi -Isrc $(LUA_INC)
 FUZZ_SECONDS ?= 20
 FUZZERS = build/fuzz/kernels build/fuzz/kernels_emul build/fuzz/options build/fuzz/decide build/fuzz/pack \
 	build/fuzz/match build/fuzz/dispatch build/fuzz/dispatch_emul
@@ -318,7 +318,7 @@ fuzz: deps-hardening $(FUZZERS)
 # once, under ThreadSanitizer (harness and module instrumented).
 TSAN = -fsanitize=thread
 threads: deps-hardening
-	@$(MAKE) --no-print-directory modules BUILD=build/tsan SAN="$(TSAN)"
+	@$(MAKE) --no-print-directory native BUILD=build/tsan SAN="$(TSAN)"
 	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra $(TSAN) $(LUA_INC) -Isrc -o build/tsan/threads spec/threads.c \
 	  $(LUA_LIB) -lpthread -ldl
 	TSAN_OPTIONS=halt_on_error=1 build/tsan/threads build/tsan
