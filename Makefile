@@ -15,14 +15,18 @@ CFLAGS ?= -O2 -g
 # Where a build goes, and extra flags for it (the sanitizer builds set both).
 BUILD ?= $(if $(filter lua5.4,$(LUA)),build,build/$(LUA))
 SAN ?=
+# The language and warnings of everything built here (psabi: GCC's note on
+# vector arguments across ABI versions, which no caller of ours crosses).
+WARN = -std=c11 -Wall -Wextra -Wno-psabi
+
 # C11 plus POSIX; ISA code is enabled per function (target attributes), so
 # every file gets the same flags, as LuaRocks' builtin build requires.
 # -fno-plt calls the interpreter's API through the GOT, without the jump
 # through a PLT stub, and a call from Lua makes several such calls (what it
 # saved: docs/benchmarks.md, "Cost of a call from Lua"); the LuaRocks
 # build, which cannot take flags, goes without.
-AVXBUF_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden -fno-plt \
-	-Wall -Wextra -Werror=implicit-function-declaration -Wno-psabi $(LUA_INC) $(SAN)
+AVXBUF_CFLAGS = $(WARN) -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden -fno-plt \
+	-Werror=implicit-function-declaration $(LUA_INC) $(SAN)
 EMUL_CFLAGS = -DAVXBUF_EMULATE_AVX512 -DAVXBUF_CHECK_ALIGNMENT
 LDFLAGS_SO = -shared -pthread $(SAN)
 
@@ -81,7 +85,7 @@ $(BUILD)/static/libavxbuf.a: $(NATIVE_OBJ) $(BUILD)/obj/counters.o
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 $(BUILD)/static/host: spec/runner.c $(BUILD)/static/libavxbuf.a
-	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra -DAVXBUF_STATIC -Iinclude $(LUA_INC) -o $@ $< \
+	$(CC) $(CFLAGS) $(WARN) -DAVXBUF_STATIC -Iinclude $(LUA_INC) -o $@ $< \
 	  $(BUILD)/static/libavxbuf.a $(LUA_LIB) -lpthread -lm -ldl
 
 # The C API test module, built as a separate C module would be: avxbuf.h only.
@@ -96,7 +100,7 @@ $(BUILD)/capi_future/capi.so: spec/capi_module.c include/avxbuf.h
 CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/obj/%.o)
 $(BUILD)/bench/csweep: bench/csweep.c $(CORE_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra -Isrc $(SAN) -o $@ $^ -lpthread
+	$(CC) $(CFLAGS) $(WARN) -Isrc $(SAN) -o $@ $^ -lpthread
 
 # The do-nothing C function the call-cost table measures against.
 $(BUILD)/bench/noop.so: bench/noop.c
@@ -106,7 +110,7 @@ $(BUILD)/bench/noop.so: bench/noop.c
 # Two Lua states in one process, for the per-state settings test.
 $(BUILD)/two_states: spec/two_states.c spec/harness.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra $(LUA_INC) -Isrc -o $@ $< $(LUA_LIB) -ldl
+	$(CC) $(CFLAGS) $(WARN) $(LUA_INC) -Isrc -o $@ $< $(LUA_LIB) -ldl
 
 # Set-up, not building: tools/deps.sh installs what a group of targets needs
 # (apt-get as root; otherwise it prints the command) and does nothing when
@@ -319,7 +323,7 @@ fuzz: deps-hardening $(FUZZERS)
 TSAN = -fsanitize=thread
 threads: deps-hardening
 	@$(MAKE) --no-print-directory native BUILD=build/tsan SAN="$(TSAN)"
-	$(CC) $(CFLAGS) -std=c11 -Wall -Wextra $(TSAN) $(LUA_INC) -Isrc -o build/tsan/threads spec/threads.c \
+	$(CC) $(CFLAGS) $(WARN) $(TSAN) $(LUA_INC) -Isrc -o build/tsan/threads spec/threads.c \
 	  $(LUA_LIB) -lpthread -ldl
 	TSAN_OPTIONS=halt_on_error=1 build/tsan/threads build/tsan
 
