@@ -86,6 +86,13 @@ static void query(const avxbuf_cpuid_source *src, uint32_t leaf, uint32_t sub, u
   src->cpuid(src->ctx, leaf, sub, r);
 }
 
+/* The fields of the deterministic leaves multiply to up to 2^62 bytes. No
+ * core has a cache level of 1 GiB (the largest L3 one core uses is 96 MiB,
+ * Zen 3/4 with 3D V-Cache); a larger figure is invented and reads as
+ * unknown, which also keeps the thresholds made from it within long long and
+ * a 32-bit size_t. */
+#define CACHE_MAX ((uint64_t)1 << 30)
+
 /* Deterministic cache parameters: Intel leaf 4 and AMD leaf 0x8000001D share
  * one layout (SDM vol. 2A; AMD APM vol. 3). Size = ways * partitions * line
  * size * sets; EAX[25:14] + 1 threads share the cache. */
@@ -97,12 +104,14 @@ static int read_caches(const avxbuf_cpuid_source *src, uint32_t leaf, const char
     query(src, leaf, sub, r);
     unsigned type = r[0] & 0x1F, level = (r[0] >> 5) & 0x7;
     if (type == 0) break;
-    size_t size = (size_t)(((r[1] >> 22) & 0x3FF) + 1) * (((r[1] >> 12) & 0x3FF) + 1)
-                * ((r[1] & 0xFFF) + 1) * ((size_t)r[2] + 1);
+    uint64_t bytes = (uint64_t)(((r[1] >> 22) & 0x3FF) + 1) * (((r[1] >> 12) & 0x3FF) + 1)
+                   * ((r[1] & 0xFFF) + 1) * ((uint64_t)r[2] + 1);
+    found = 1;
+    if (bytes >= CACHE_MAX) continue;
+    size_t size = (size_t)bytes;
     if (level == 1 && type == 1) { cpu->l1d = size; cpu->l1d_leaf = name; }
     else if (level == 2) { cpu->l2 = size; cpu->l2_leaf = name; }
     else if (level == 3) { cpu->l3 = size; cpu->l3_leaf = name; cpu->l3_threads = ((r[0] >> 14) & 0xFFF) + 1; }
-    found = 1;
   }
   return found;
 }
