@@ -63,11 +63,11 @@ void avxbuf_module_unref(lua_State *L, lmodule *m);
 
 /* The buffer userdata. Its data lives in a block from the Lua state's
  * allocator, so that growth can move it and free() can return it at once.
- * lua/avxbuf/ffi.lua mirrors the first five fields (len and cap as int64_t,
- * the same layout only where size_t has 64 bits: its load-time probe reads
- * len, data and cap back), reads them all and writes len and gen itself
- * (put, resize within cap): a change to what they mean, or to when gen
- * changes, is a change there too.
+ * lua/avxbuf/ffi.lua declares the first five fields (len and cap as
+ * int64_t, the same layout only where size_t has 64 bits; it checks the
+ * offsets src/lluajit.c gives it), reads them and writes len and gen
+ * itself (put, resize within cap): a change to what they mean, or to when
+ * gen changes, is a change there too.
  *
  * The rule every function of the binding keeps: anything that can allocate
  * Lua memory (a userdata, a string, a number turned into a string, a

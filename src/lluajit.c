@@ -1,9 +1,83 @@
 /* LuaJIT: hands the module to avxbuf.ffi (compiled in: src/lembed.c) with
- * what it needs to check buffers, pick kernels and call them through the
- * FFI, in code the JIT compiles: this state's plan, the string-instruction
- * kernels and the cookie key. Anything missing (no FFI, a layout it does
- * not recognise) leaves the C functions in place. */
+ * the entry points it calls through the FFI, in code the JIT compiles, and
+ * what it needs to recognise a buffer. Anything missing (no FFI, a layout
+ * it does not recognise) leaves the C functions in place. */
+#include <stddef.h>
 #include "lavxbuf.h"
+
+/* The FFI path's moves. lua/avxbuf/ffi.lua reads a buffer's generation
+ * before it makes any cdata and checks its arguments; the generation is
+ * checked again here, where nothing can run between the check and the
+ * move. In Lua it could not be: compiled, a trace may exit between any
+ * check and the call, and LuaJIT steps the collector, finalizers included,
+ * on such an exit (lj_trace_exit, in the atomic and finalize phases), so a
+ * finalizer could free the block in between (seen: spec/gc_spec.lua under
+ * the torture build). The ranges are checked against the capacity, what
+ * the block holds: with the generation unchanged the length the caller
+ * checked against is too. Each returns 1 when done, 0 when a generation
+ * changed or a range is outside the block; the caller then leaves the work
+ * to the C function, which does it or raises the documented error. */
+
+/* n bytes to offset doff of d from offset soff of s, or of str (a Lua
+ * string's bytes, which the caller holds, when s is NULL); with the
+ * kernel d's plan picks, as memmove. */
+static int ffi_copy(buffer *d, uint32_t dgen, size_t doff, const buffer *s, uint32_t sgen,
+                    const unsigned char *str, size_t soff, size_t n)
+{
+  if (d->gen != dgen || d->module == NULL || doff > d->cap || n > d->cap - doff) return 0;
+  if (s != NULL) {
+    if (s->gen != sgen || soff > s->cap || n > s->cap - soff) return 0;
+    str = s->data;
+  }
+  unsigned char *dst = d->data + doff;
+  const unsigned char *src = str + soff;
+  avxbuf_copy(&d->module->state.plan, dst, src, n, avxbuf_overlap_of(dst, src, n));
+  return 1;
+}
+
+/* n bytes at offset off of b set to byte. */
+static int ffi_fill(buffer *b, uint32_t gen, size_t off, int byte, size_t n)
+{
+  if (b->gen != gen || b->module == NULL || off > b->cap || n > b->cap - off) return 0;
+  avxbuf_fill(&b->module->state.plan, b->data + off, byte, n);
+  return 1;
+}
+
+/* The layout ffi.lua declares for the buffer's first fields, to check at
+ * load: offsets of len, data, cap and gen, then the sizes of len and gen. */
+static void push_layout(lua_State *L)
+{
+  static const struct { const char *name; size_t value; } facts[] = {
+    { "len", offsetof(buffer, len) }, { "data", offsetof(buffer, data) },
+    { "cap", offsetof(buffer, cap) }, { "gen", offsetof(buffer, gen) },
+    { "len_size", sizeof(size_t) }, { "gen_size", sizeof(uint32_t) },
+  };
+  lua_createtable(L, 0, (int)(sizeof facts / sizeof facts[0]));
+  for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
+    lua_pushinteger(L, (lua_Integer)facts[i].value);
+    lua_setfield(L, -2, facts[i].name);
+  }
+}
+
+/* What ffi.lua is given: function pointers travel as light userdata, which
+ * it casts to the types it declares for them. */
+static void push_entries(lua_State *L, lmodule *m)
+{
+  lua_createtable(L, 0, 8);
+  lua_pushlightuserdata(L, (void *)(uintptr_t)&ffi_copy);
+  lua_setfield(L, -2, "copy");
+  lua_pushlightuserdata(L, (void *)(uintptr_t)&ffi_fill);
+  lua_setfield(L, -2, "fill");
+  /* Read live: configure() rewrites the plan in place. */
+  lua_pushlightuserdata(L, &m->state.plan.copy_inline_upto);
+  lua_setfield(L, -2, "copy_inline_upto");
+  lua_pushlightuserdata(L, &m->state.plan.fill_inline_upto);
+  lua_setfield(L, -2, "fill_inline_upto");
+  lua_pushlightuserdata(L, (void *)&avxbuf_cookie_key);
+  lua_setfield(L, -2, "cookie_key");
+  push_layout(L);
+  lua_setfield(L, -2, "layout");
+}
 
 void avxbuf_luajit_install(lua_State *L, lmodule *m)
 {
@@ -15,11 +89,8 @@ void avxbuf_luajit_install(lua_State *L, lmodule *m)
     int loaded = avxbuf_require_embedded(L, "avxbuf.ffi");
     if (loaded && lua_isfunction(L, -1)) {
       lua_pushvalue(L, -2);                       /* the module */
-      lua_pushlightuserdata(L, &m->state.plan);
-      lua_pushlightuserdata(L, (void *)&avxbuf_k_rep_movsb);
-      lua_pushlightuserdata(L, (void *)&avxbuf_k_rep_stosb);
-      lua_pushlightuserdata(L, (void *)&avxbuf_cookie_key);
-      on = lua_pcall(L, 5, 0, 0) == LUA_OK;
+      push_entries(L, m);
+      on = lua_pcall(L, 2, 0, 0) == LUA_OK;
       if (!on) lua_pop(L, 1);                     /* the error: keep the C path */
     } else {
       lua_pop(L, 1);                              /* the error, or what it gave */

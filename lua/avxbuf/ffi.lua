@@ -1,9 +1,9 @@
 -- LuaJIT: avxbuf.copy, zero and fill, and buf:put, through the FFI, so that
--- the JIT compiles the argument checks, the kernel pick and the call. The
--- checks are the C functions' own; whatever this fast path does not handle
--- plainly (a wrong type, an index out of range, a numeric string, a buffer
--- that must grow) goes to the C function, which does the work or raises the
--- documented error. Loaded by the C module under LuaJIT only (src/lluajit.c).
+-- the JIT compiles the argument checks and the call into C's entry points
+-- (src/lluajit.c), which pick the kernel. The checks are the C functions'
+-- own; whatever this fast path does not handle plainly (a wrong type, an
+-- index out of range, a numeric string, a buffer that must grow) goes to
+-- the C function, which does the work or raises the documented error. Loaded by the C module under LuaJIT only (src/lluajit.c).
 --
 -- Operations of up to 64 bytes that the C side would give a vector kernel
 -- are moved here, as two ffi.copy/ffi.fill of a constant width, which the
@@ -13,30 +13,14 @@
 -- wider than xmm, no streaming store, no call).
 local ffi = require "ffi"
 
--- The layouts of src/lavxbuf.h (the first fields of a buffer),
--- src/kernels/kernels.h (avxbuf_kernel) and src/dispatch.h (avxbuf_family,
--- avxbuf_plan); checked against avxbuf itself at load.
+-- The first fields of src/lavxbuf.h's buffer (len and cap as int64_t, so
+-- that comparisons with Lua numbers compile: the layout holds where size_t
+-- has 64 bits), checked against the C module's own offsets at load. Every
+-- other fact (the plan, the kernels, the pick) stays in C, behind the entry
+-- points of src/lluajit.c.
 if not pcall(ffi.typeof, "avxbuf_buffer") then
   ffi.cdef [[
-    typedef struct { uintptr_t cookie; int64_t len; unsigned char *data; int64_t cap; int32_t gen; } avxbuf_buffer;
-    typedef void (*avxbuf_copy_fn)(void *dst, const void *src, size_t n);
-    typedef void (*avxbuf_fill_fn)(void *dst, int byte, size_t n);
-    typedef struct {
-      const char *name;
-      avxbuf_copy_fn copy;
-      avxbuf_fill_fn fill;
-    } avxbuf_kernel;
-    typedef struct { const avxbuf_kernel *k, *k_nt; } avxbuf_family;
-    typedef struct {
-      avxbuf_family copy_narrow, copy_wide, fill_narrow, fill_wide;
-      size_t wide_from, rep_movsb_from, rep_movsb_until, rep_stosb_from;
-      size_t nontemporal_copy_from, nontemporal_fill_from;
-      size_t copy_small_below, fill_small_below;
-      const avxbuf_kernel *copy_small, *fill_small;
-      avxbuf_copy_fn copy_small_fn;
-      avxbuf_fill_fn fill_small_fn;
-      int copy_inline_upto, fill_inline_upto;
-    } avxbuf_plan;
+    typedef struct { uintptr_t cookie; int64_t len; unsigned char *data; int64_t cap; uint32_t gen; } avxbuf_buffer;
   ]]
 end
 
@@ -48,7 +32,6 @@ local type, tonumber, select, rawequal = type, tonumber, select, rawequal
 -- The raw metatable: getmetatable also looks up __metatable, a hash lookup
 -- the JIT repeated in every iteration of a put loop (-jdump).
 local getmetatable_raw = debug.getmetatable
-local OV_NONE, OV_FORWARD, OV_BACKWARD = 0, 1, 2
 local EXACT = 2 ^ 52   -- integers up to this convert to int64_t exactly, sums of three too
 
 -- The C function, with the error it raises as the caller would get it
@@ -84,54 +67,70 @@ local function whole(x) return type(x) == "number" and x % 1 == 0 end
 local function width(n)
   return n >= 32 and 32 or n >= 16 and 16 or n >= 8 and 8 or n >= 4 and 4 or n >= 2 and 2 or n >= 1 and 1 or 0
 end
+-- No pointer or length survives an allocation (src/lavxbuf.h): run by the
+-- interpreter, every cdata made here (a pointer, a boxed 64-bit length)
+-- can run the collector, and a finalizer can free, resize or append to any
+-- buffer; compiled, a trace exit can run finalizers too (src/lluajit.c). So
+-- every operation reads the buffers' generation (a plain number: no
+-- allocation) first, then makes the cdata it needs, and the generation is
+-- checked again right before the buffer is touched: in C for a call; here
+-- in the movers below and in commit, whose stores follow the check with
+-- nothing between that allocates, calls or can exit a trace (the only
+-- guards a trace has there are on the types of values and on functions
+-- that never change; a guard on a value that varies, such as the kernel a
+-- size picks, was where a finalizer slipped in). A change leaves the work
+-- to the C function.
 local copy_width, fill_width = {}, {}
 for _, w in ipairs { 0, 1, 2, 4, 8, 16, 32 } do
   copy_width[w], fill_width[w] = assert(load(([[
     local fcopy, ffill = ...
-    return function(d, s, d2, s2) fcopy(d, s, W); fcopy(d2, s2, W) end,
-           function(d, d2, byte) ffill(d, W, byte); ffill(d2, W, byte) end
+    return function(d, s, d2, s2, a, ga, b, gb)
+             if a.gen ~= ga or (b and b.gen ~= gb) then return false end
+             fcopy(d, s, W); fcopy(d2, s2, W)
+             return true
+           end,
+           function(d, d2, byte, a, ga)
+             if a.gen ~= ga then return false end
+             ffill(d, W, byte); ffill(d2, W, byte)
+             return true
+           end
   ]]):gsub("W", tostring(w)), "=avxbuf.ffi(width " .. w .. ")"))(fcopy, ffill)
 end
 
--- No pointer or length survives an allocation (src/lavxbuf.h): run by the
--- interpreter, every cdata made here (a pointer, a boxed 64-bit length)
--- can run the collector, and a finalizer can free, resize or append to any
--- buffer. LuaJIT runs no finalizer on trace, but code runs interpreted
--- before it is compiled and after a trace exits. So every operation reads
--- the buffers' generation (a plain number: no allocation) first, makes
--- every cdata it needs, then checks that the generations are unchanged
--- right before its moves, with nothing that allocates in between; if not,
--- it leaves the work to the C function. Compiled, a check is a load and a
--- compare.
-local function unchanged(a, ga, b, gb)
-  return a.gen == ga and (not b or b.gen == gb)
-end
-
-local function inline_copy(d, s, n, a, ga, b, gb)   -- disjoint or the same memory
-  local w = width(n)
-  local d2, s2 = d + (n - w), s + (n - w)
-  if not unchanged(a, ga, b, gb) then return false end
-  copy_width[w](d, s, d2, s2)
-  return true
-end
-local function inline_fill(d, byte, n, a, ga)
-  local w = width(n)
-  local d2 = d + (n - w)
-  if not unchanged(a, ga) then return false end
-  fill_width[w](d, d2, byte)
+-- A length written by this path (put, resize within the capacity), and the
+-- new generation, as string.buffer's commit.
+local function commit(b, g, len)
+  if b.gen ~= g then return false end
+  b.len = len
+  b.gen = g + 1
   return true
 end
 
-return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
+return function(avxbuf, c)
   local MT = getmetatable(avxbuf.new(0))
-  local KEY = cast(uptr, cookie_key_ptr)
-  local kernelp = ffi.typeof("const avxbuf_kernel *")
-  local plan = cast("const avxbuf_plan *", plan_ptr)
-  local rep_movsb, rep_stosb = cast(kernelp, rep_movsb_ptr), cast(kernelp, rep_stosb_ptr)
+  local KEY = cast(uptr, c.cookie_key)
+  local c_copy_at = cast("int (*)(avxbuf_buffer *, uint32_t, size_t, const avxbuf_buffer *, uint32_t, const char *, size_t, size_t)", c.copy)
+  local c_fill_at = cast("int (*)(avxbuf_buffer *, uint32_t, size_t, int, size_t)", c.fill)
+  -- Read live: configure() rewrites them in place.
+  local copy_upto = cast("const int *", c.copy_inline_upto)
+  local fill_upto = cast("const int *", c.fill_inline_upto)
+  if copy_upto[0] > 64 or fill_upto[0] > 64 then   -- what the movers above can move
+    error("avxbuf.ffi: this avxbuf.so inlines moves of more than 64 bytes")
+  end
   local methods = MT.__index
   local c_copy, c_zero, c_fill = avxbuf.copy, avxbuf.zero, avxbuf.fill
   local c_put, c_resize = methods.put, methods.resize
   local c_kernel, c_kernels = avxbuf.kernel, avxbuf.kernels
+
+  local layout = c.layout
+  for _, field in ipairs { "len", "data", "cap", "gen" } do
+    if ffi.offsetof("avxbuf_buffer", field) ~= layout[field] then
+      error("avxbuf.ffi: the buffer layout does not match this avxbuf.so (" .. field .. ")")
+    end
+  end
+  if ffi.sizeof("int64_t") ~= layout.len_size or ffi.sizeof("uint32_t") ~= layout.gen_size then
+    error("avxbuf.ffi: the buffer's field sizes do not match this avxbuf.so")
+  end
 
   -- src/lavxbuf.h's testbuffer: the metatable is only a filter (anything can
   -- be given it with debug.setmetatable); the cookie, which only avxbuf
@@ -139,7 +138,7 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
   -- to a pointer other than their own bytes must not reach the cookie: a
   -- light userdata (its value: any address; refused while light userdata
   -- carry this metatable) and an io file (its FILE *, NULL once closed).
-  local LIGHT = plan_ptr
+  local LIGHT = c.cookie_key
   local function as_buffer(x)
     if type(x) ~= "userdata" or getmetatable_raw(x) ~= MT or getmetatable_raw(LIGHT) == MT then return nil end
     local p = cast(bufp, x)
@@ -147,61 +146,36 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
     return p
   end
 
-  -- src/dispatch.h's picks, read from the live plan (configure() rewrites it
-  -- in place), and the moves the plan lets a caller inline (up to 64 bytes,
-  -- where its kernel is a vector one) done here. Thresholds are
-  -- compared as Lua numbers: LuaJIT 2.1.0-beta3's recorder threw on a
-  -- number compared with a uint64_t it could not fold (-jv: "error thrown
-  -- during recording"), and the whole call then ran interpreted.
-  local function pick_copy(n, ov)
-    if n < tonumber(plan.copy_small_below) then return plan.copy_small end
-    local f = n >= tonumber(plan.wide_from) and plan.copy_wide or plan.copy_narrow
-    if n >= tonumber(plan.nontemporal_copy_from) and ov == OV_NONE then return f.k_nt end
-    if n >= tonumber(plan.rep_movsb_from) and n < tonumber(plan.rep_movsb_until) and ov ~= OV_BACKWARD then
-      return rep_movsb
-    end
-    return f.k
-  end
-  local function pick_fill(n)
-    if n < tonumber(plan.fill_small_below) then return plan.fill_small end
-    local f = n >= tonumber(plan.wide_from) and plan.fill_wide or plan.fill_narrow
-    if n >= tonumber(plan.nontemporal_fill_from) then return f.k_nt end
-    if n >= tonumber(plan.rep_stosb_from) then return rep_stosb end
-    return f.k
-  end
-  local function ffi_copies(n, ov)
-    return ov == OV_NONE and n <= plan.copy_inline_upto
+  -- The moves the plan lets a caller inline (up to 64 bytes, where its
+  -- kernel is a vector one: src/dispatch.h) are done here; every other
+  -- size calls C, which picks the kernel.
+  local function ffi_copies(n, overlap)
+    return not overlap and n <= copy_upto[0]
   end
   local function ffi_fills(n)
-    return n <= plan.fill_inline_upto
+    return n <= fill_upto[0]
   end
-  -- The moves, each after its unchanged() check; false when it failed.
-  local function copy_bytes(d, s, n, ov, a, ga, b, gb)
-    if ffi_copies(n, ov) then return inline_copy(d, s, n, a, ga, b, gb) end
-    local f = pick_copy(n, ov).copy
-    if not unchanged(a, ga, b, gb) then return false end
-    f(d, s, n)
-    return true
+  -- n bytes to offset doff of buffer d (generation dgen) from offset soff
+  -- of buffer s (generation sgen) or of string str; false when something
+  -- changed.
+  local function copy_bytes(d, dgen, doff, s, sgen, str, soff, n, overlap)
+    if ffi_copies(n, overlap) then
+      local w = width(n)
+      local dp = d.data + doff
+      local sp = (s and s.data or cast(bytep, str)) + soff
+      return copy_width[w](dp, sp, dp + (n - w), sp + (n - w), d, dgen, s, sgen)
+    end
+    return c_copy_at(d, dgen, doff, s, sgen or 0, str, soff, n) == 1
   end
-  local function fill_bytes(d, byte, n, a, ga)
-    if ffi_fills(n) then return inline_fill(d, byte, n, a, ga) end
-    local f = pick_fill(n).fill
-    if not unchanged(a, ga) then return false end
-    f(d, byte, n)
-    return true
+  local function fill_bytes(b, g, off, byte, n)
+    if ffi_fills(n) then
+      local w = width(n)
+      local p = b.data + off
+      return fill_width[w](p, p + (n - w), byte, b, g)
+    end
+    return c_fill_at(b, g, off, byte, n) == 1
   end
 
-  -- Checked against the C module: the same kernel at every size (but for
-  -- the moves done here), or the C functions stay.
-  for _, n in ipairs { 0, 1, 65, 100, 5000, 2 ^ 20, 2 ^ 26, 2 ^ 34 } do
-    if ffi.string(pick_copy(n, OV_NONE).name) ~= c_kernel("copy", n)
-       or ffi.string(pick_fill(n).name) ~= c_kernel("fill", n) then
-      error("avxbuf.ffi: the plan layout does not match this avxbuf.so")
-    end
-  end
-  if plan.copy_inline_upto > 64 or plan.fill_inline_upto > 64 then   -- what inline_copy can move
-    error("avxbuf.ffi: this avxbuf.so inlines moves of more than 64 bytes")
-  end
   do
     local probe = avxbuf.from("avxbuf")
     local p = as_buffer(probe)
@@ -215,14 +189,14 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
     local d = as_buffer(dst)
     if not d or not whole(di) then return false end
     local dgen = d.gen
-    local s, sgen, sptr, slen
+    local s, sgen, str, slen
     if type(src) == "string" then
-      sptr, slen = cast(bytep, src), #src
+      str, slen = src, #src
     else
       s = as_buffer(src)
       if not s then return false end
       sgen = s.gen
-      sptr, slen = s.data, s.len
+      slen = s.len
     end
     if si == nil then si = 1 end
     if n == nil and whole(si) then n = tonumber(slen) - si + 1 end
@@ -233,11 +207,8 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
             and n <= EXACT and si + n - 1 <= slen and di + n - 1 <= d.len) then
       return false
     end
-    local ov = OV_NONE
-    if rawequal(src, dst) and di ~= si and math.abs(di - si) < n then   -- == would call __eq
-      ov = di > si and OV_BACKWARD or OV_FORWARD
-    end
-    return copy_bytes(d.data + (di - 1), sptr + (si - 1), n, ov, d, dgen, s, sgen)
+    local overlap = rawequal(src, dst) and di ~= si and math.abs(di - si) < n   -- == would call __eq
+    return copy_bytes(d, dgen, di - 1, s, sgen, str, si - 1, n, overlap)
   end
 
   local function fast_fill(buf, byte, i, n)
@@ -250,7 +221,7 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
             and i + n - 1 <= b.len) then   -- as in fast_copy
       return false
     end
-    return fill_bytes(b.data + (i - 1), byte, n, b, g)
+    return fill_bytes(b, g, i - 1, byte, n)
   end
 
   -- buf:put of up to 8 strings and buffers into the room the buffer has;
@@ -261,25 +232,24 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
     local p = as_buffer(v)
     return p and total + tonumber(p.len) or -1
   end
-  -- Piece v at offset at of b, whose generation was g, data `data`,
-  -- capacity cap and length old then: the offset after it, or -1 when
-  -- something changed (data stays valid while the generation does).
-  local function put_piece(b, g, data, cap, at, v, old)
+  -- Piece v at offset at of b, whose generation was g, capacity cap and
+  -- length old then: the offset after it, or -1 when something changed.
+  local function put_piece(b, g, cap, at, v, old)
     if at < 0 then return -1 end
     if type(v) == "string" then
       local n = #v
-      if not copy_bytes(data + at, cast(bytep, v), n, OV_NONE, b, g) then return -1 end
+      if not copy_bytes(b, g, at, nil, nil, v, 0, n, false) then return -1 end
       return at + n
     end
     local p = cast(bufp, v)
     if p == b then
-      if not copy_bytes(data + at, data, old, OV_NONE, b, g) then return -1 end
+      if not copy_bytes(b, g, at, b, g, nil, 0, old, false) then return -1 end
       return at + old
     end
     local pg = p.gen
     local n = tonumber(p.len)
     if at + n > cap then return -1 end   -- it grew since it was counted
-    if not copy_bytes(data + at, p.data, n, OV_NONE, b, g, p, pg) then return -1 end
+    if not copy_bytes(b, g, at, p, pg, nil, 0, n, false) then return -1 end
     return at + n
   end
   local function fast_put(buf, n, v1, v2, v3, v4, v5, v6, v7, v8)
@@ -299,19 +269,16 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
     local cap = tonumber(b.cap)
     if total < 0 or total > cap then return false end
     -- Bytes past the length are nobody's: an interrupted put leaves no trace.
-    local at, data = old, b.data
-    if n >= 1 then at = put_piece(b, g, data, cap, at, v1, old) end
-    if n >= 2 then at = put_piece(b, g, data, cap, at, v2, old) end
-    if n >= 3 then at = put_piece(b, g, data, cap, at, v3, old) end
-    if n >= 4 then at = put_piece(b, g, data, cap, at, v4, old) end
-    if n >= 5 then at = put_piece(b, g, data, cap, at, v5, old) end
-    if n >= 6 then at = put_piece(b, g, data, cap, at, v6, old) end
-    if n >= 7 then at = put_piece(b, g, data, cap, at, v7, old) end
-    if n >= 8 then at = put_piece(b, g, data, cap, at, v8, old) end
-    if at ~= total or b.gen ~= g then return false end
-    b.len = total
-    b.gen = g + 1
-    return true
+    local at = old
+    if n >= 1 then at = put_piece(b, g, cap, at, v1, old) end
+    if n >= 2 then at = put_piece(b, g, cap, at, v2, old) end
+    if n >= 3 then at = put_piece(b, g, cap, at, v3, old) end
+    if n >= 4 then at = put_piece(b, g, cap, at, v4, old) end
+    if n >= 5 then at = put_piece(b, g, cap, at, v5, old) end
+    if n >= 6 then at = put_piece(b, g, cap, at, v6, old) end
+    if n >= 7 then at = put_piece(b, g, cap, at, v7, old) end
+    if n >= 8 then at = put_piece(b, g, cap, at, v8, old) end
+    return at == total and commit(b, g, total)
   end
 
   -- buf:resize(n) within the capacity: what the C function does there
@@ -324,14 +291,8 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
     local g = b.gen
     if n > tonumber(b.cap) then return false end
     local len = tonumber(b.len)
-    if n > len then
-      if not fill_bytes(b.data + len, 0, n - len, b, g) then return false end
-    elseif b.gen ~= g then
-      return false
-    end
-    b.len = n
-    b.gen = g + 1
-    return true
+    if n > len and not fill_bytes(b, g, len, 0, n - len) then return false end
+    return commit(b, g, n)
   end
 
   -- Module functions and methods alike (as in C: buf:copy == avxbuf.copy).
@@ -371,7 +332,7 @@ return function(avxbuf, plan_ptr, rep_movsb_ptr, rep_stosb_ptr, cookie_key_ptr)
 
   -- The kernel names, with the moves done here.
   avxbuf.kernel = function(op, n, which)
-    if which == nil and whole(n) and n >= 0 and ((op == "copy" and ffi_copies(n, OV_NONE))
+    if which == nil and whole(n) and n >= 0 and ((op == "copy" and ffi_copies(n, false))
                                                   or ((op == "zero" or op == "fill") and ffi_fills(n))) then
       return "ffi"
     end
