@@ -3,7 +3,8 @@
 -- (src/lluajit.c), which pick the kernel. The checks are the C functions'
 -- own; whatever this fast path does not handle plainly (a wrong type, an
 -- index out of range, a numeric string, a buffer that must grow) goes to
--- the C function, which does the work or raises the documented error. Loaded by the C module under LuaJIT only (src/lluajit.c).
+-- the C function, which does the work or raises the documented error.
+-- Loaded by the C module under LuaJIT only.
 --
 -- Operations of up to 64 bytes that the C side would give a vector kernel
 -- are moved here, as two ffi.copy/ffi.fill of a constant width, which the
@@ -109,7 +110,8 @@ end
 return function(avxbuf, c)
   local MT = getmetatable(avxbuf.new(0))
   local KEY = cast(uptr, c.cookie_key)
-  local c_copy_at = cast("int (*)(avxbuf_buffer *, uint32_t, size_t, const avxbuf_buffer *, uint32_t, const char *, size_t, size_t)", c.copy)
+  local c_copy_at = cast("int (*)(avxbuf_buffer *, uint32_t, size_t, const avxbuf_buffer *, uint32_t, "
+                         .. "const char *, size_t, size_t)", c.copy)
   local c_fill_at = cast("int (*)(avxbuf_buffer *, uint32_t, size_t, int, size_t)", c.fill)
   -- Read live: configure() rewrites them in place.
   local copy_upto = cast("const int *", c.copy_inline_upto)
