@@ -20,9 +20,10 @@
 
 /* n bytes to offset doff of d from offset soff of s, or of str (a Lua
  * string's bytes, which the caller holds, when s is NULL); with the
- * kernel d's plan picks, as memmove. */
-static int ffi_copy(buffer *d, uint32_t dgen, size_t doff, const buffer *s, uint32_t sgen,
-                    const unsigned char *str, size_t soff, size_t n)
+ * kernel d's plan picks, as memmove. n comes second, in a register: the
+ * pick compares it many times (x86-64 passes six arguments in registers). */
+static int ffi_copy(buffer *d, size_t n, uint32_t dgen, size_t doff, const buffer *s, uint32_t sgen,
+                    const unsigned char *str, size_t soff)
 {
   if (d->gen != dgen || d->module == NULL || doff > d->cap || n > d->cap - doff) return 0;
   if (s != NULL) {

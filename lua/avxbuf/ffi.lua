@@ -110,8 +110,8 @@ end
 return function(avxbuf, c)
   local MT = getmetatable(avxbuf.new(0))
   local KEY = cast(uptr, c.cookie_key)
-  local c_copy_at = cast("int (*)(avxbuf_buffer *, uint32_t, size_t, const avxbuf_buffer *, uint32_t, "
-                         .. "const char *, size_t, size_t)", c.copy)
+  local c_copy_at = cast("int (*)(avxbuf_buffer *, size_t, uint32_t, size_t, const avxbuf_buffer *, uint32_t, "
+                         .. "const char *, size_t)", c.copy)
   local c_fill_at = cast("int (*)(avxbuf_buffer *, uint32_t, size_t, int, size_t)", c.fill)
   -- Read live: configure() rewrites them in place.
   local copy_upto = cast("const int *", c.copy_inline_upto)
@@ -167,7 +167,7 @@ return function(avxbuf, c)
       local sp = (s and s.data or cast(bytep, str)) + soff
       return copy_width[w](dp, sp, dp + (n - w), sp + (n - w), d, dgen, s, sgen)
     end
-    return c_copy_at(d, dgen, doff, s, sgen or 0, str, soff, n) == 1
+    return c_copy_at(d, n, dgen, doff, s, sgen or 0, str, soff) == 1
   end
   local function fill_bytes(b, g, off, byte, n)
     if ffi_fills(n) then
