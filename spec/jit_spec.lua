@@ -84,3 +84,66 @@ function TestJit.test_kernel_names_what_runs()
   avxbuf.copy(d, 1, s, 1, 40)
   lu.assertEquals(d:tostring(), s:tostring())
 end
+
+-- buf:unpack: each format gets an unpacker of its own (lua/avxbuf/ffi.lua),
+-- which is what runs and what the JIT compiles.
+function TestJit.test_unpack_runs_compiled_code_of_its_own()
+  needs_jit()
+  h.needs_children()
+  local dump = traces_of([[
+local avxbuf = require "avxbuf"
+local b = avxbuf.new()
+for k = 1, 100 do b:pack("<I4 I4 d s1", k, 2 * k, k / 8, "name") end
+local sum = 0
+for _ = 1, 100 do
+  local i = 1
+  while i <= #b do local _, a; _, a, _, _, i = b:unpack(i, "<I4 I4 d s1"); sum = sum + a end
+end
+assert(sum == 100 * 100 * 101)
+]])
+  lu.assertStrContains(dump, "avxbuf.ffi(unpack <I4 I4 d s1)")
+  lu.assertNil(dump:find("\n%-%-%-%- TRACE %d+ abort"), "a trace aborted")
+end
+
+-- Compiled unpacks read what string.unpack reads (a lua5.4 child), on the
+-- random formats of spec/pack_cases.lua: each format 100 times, so that
+-- its unpacker is compiled, over its bytes and over them less the last
+-- byte (an error, or fewer bytes read). More formats than the unpackers
+-- kept at once (64).
+function TestJit.test_compiled_unpack_reads_what_string_unpack_reads()
+  needs_jit()
+  h.needs_children()
+  local cases = require "pack_cases"
+  local N = 200
+  local out, status = h.run_child({ LUA_PATH = "spec/?.lua;;" }, string.format([[
+    local cases = require "pack_cases"
+    local function read(fmt, data, i)
+      local r = { pcall(string.unpack, fmt, data, i) }
+      return r[1] and cases.serialise(select(2, table.unpack(r))) or "error"
+    end
+    for k = 1, %d do
+      local c = cases.case(k)
+      local ok, packed = pcall(string.pack, c.fmt, table.unpack(c.values))
+      if ok and #packed > 0 then
+        local data = ("\0"):rep(c.index - 1) .. packed
+        print(k, cases.hex(data), read(c.fmt, data, c.index), read(c.fmt, data:sub(1, -2), c.index))
+      end
+    end]], N), "lua5.4")
+  lu.assertEquals(status, 0, out)
+  local function read(b, c)
+    local r = { pcall(b.unpack, b, c.index, c.fmt) }
+    return r[1] and cases.serialise(select(2, unpack(r))) or "error"
+  end
+  local checked = 0
+  for k, hex, whole, short in out:gmatch("(%d+)\t(%x*)\t([^\t]*)\t([^\n]*)") do
+    local c = cases.case(tonumber(k))
+    local data = hex:gsub("%x%x", function(x) return string.char(tonumber(x, 16)) end)
+    local b, b_short = avxbuf.from(data), avxbuf.from(data:sub(1, -2))
+    for _ = 1, 100 do
+      lu.assertEquals(read(b, c), whole, string.format("case %s: unpack %q", k, c.fmt))
+      lu.assertEquals(read(b_short, c), short, string.format("case %s: unpack %q, one byte short", k, c.fmt))
+    end
+    checked = checked + 1
+  end
+  lu.assertTrue(checked > 100, "cases checked: " .. checked)
+end

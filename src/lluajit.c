@@ -3,7 +3,9 @@
  * what it needs to recognise a buffer. Anything missing (no FFI, a layout
  * it does not recognise) leaves the C functions in place. */
 #include <stddef.h>
+#include <string.h>
 #include "lavxbuf.h"
+#include "packfmt.h"
 
 /* The FFI path's moves. lua/avxbuf/ffi.lua reads a buffer's generation
  * before it makes any cdata and checks its arguments; the generation is
@@ -44,6 +46,43 @@ static int ffi_fill(buffer *b, uint32_t gen, size_t off, int byte, size_t n)
   return 1;
 }
 
+static const char *const kind_names[] = {
+  [PK_INT] = "int", [PK_UINT] = "uint", [PK_FLOAT] = "float", [PK_DOUBLE] = "double",
+  [PK_NUMBER] = "number", [PK_CHAR] = "char", [PK_STRING] = "string", [PK_ZSTR] = "zstr",
+  [PK_PAD] = "pad", [PK_ALIGN] = "align",
+};
+
+/* pack_ops(fmt): format fmt as packfmt.c compiles it, for ffi.lua to make
+ * an unpacker of: a list of { kind =, size =, little =, align = }; nothing
+ * when the format is wrong, holds a zero byte or is longer than a chunk
+ * (the C function deals with those). */
+static int l_pack_ops(lua_State *L)
+{
+  size_t len;
+  const char *fmt = luaL_checklstring(L, 1, &len);
+  if (strlen(fmt) != len) return 0;
+  avxbuf_pk h;
+  avxbuf_pk_chunk c;
+  avxbuf_pk_init(&h, fmt);
+  avxbuf_pk_compile(&h, &c);
+  if (c.more || c.bad) return 0;
+  lua_createtable(L, c.n, 0);
+  for (int i = 0; i < c.n; i++) {
+    const avxbuf_pk_op *op = &c.op[i];
+    lua_createtable(L, 0, 4);
+    lua_pushstring(L, kind_names[op->kind]);
+    lua_setfield(L, -2, "kind");
+    lua_pushinteger(L, (lua_Integer)op->size);
+    lua_setfield(L, -2, "size");
+    lua_pushboolean(L, op->little);
+    lua_setfield(L, -2, "little");
+    lua_pushinteger(L, op->align);
+    lua_setfield(L, -2, "align");
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
 /* The layout ffi.lua declares for the buffer's first fields, to check at
  * load: offsets of len, data, cap and gen, then the sizes of len and gen. */
 static void push_layout(lua_State *L)
@@ -74,6 +113,8 @@ static void push_entries(lua_State *L, lmodule *m)
   lua_setfield(L, -2, "copy_inline_upto");
   lua_pushlightuserdata(L, &m->state.plan.fill_inline_upto);
   lua_setfield(L, -2, "fill_inline_upto");
+  lua_pushcfunction(L, l_pack_ops);
+  lua_setfield(L, -2, "pack_ops");
   lua_pushlightuserdata(L, (void *)&avxbuf_cookie_key);
   lua_setfield(L, -2, "cookie_key");
   push_layout(L);

@@ -29,6 +29,7 @@ local bufp = ffi.typeof("avxbuf_buffer *")
 local bytep = ffi.typeof("const unsigned char *")
 local uptr = ffi.typeof("uintptr_t")
 local cast, fcopy, ffill = ffi.cast, ffi.copy, ffi.fill
+local band = require("bit").band
 local type, tonumber, select, rawequal = type, tonumber, select, rawequal
 -- The raw metatable: getmetatable also looks up __metatable, a hash lookup
 -- the JIT repeated in every iteration of a put loop (-jdump).
@@ -96,6 +97,96 @@ for _, w in ipairs { 0, 1, 2, 4, 8, 16, 32 } do
              return true
            end
   ]]):gsub("W", tostring(w)), "=avxbuf.ffi(width " .. w .. ")"))(fcopy, ffill)
+end
+
+-- buf:unpack compiled: a format becomes Lua source of its own (its fields'
+-- loads in order, typed), once, from the ops src/packfmt.c makes of it (C's
+-- pack_ops), so the format language lives in C alone. Each load follows a
+-- check of the generation, as the movers do; a string read may run the
+-- collector, which the next check sees. Anything it does not read as the C
+-- function would (another byte order, integer sizes other than 1, 2, 4, 8,
+-- z, a negative index, a short buffer, a changed generation) makes it
+-- return FAIL, and the C function does the whole unpack.
+local FAIL = {}
+-- The pointer type each (kind, size) is loaded through: the C function
+-- turns an unsigned 8-byte integer into lua_Integer, so int64_t.
+local LOADS = {
+  int = { [1] = "int8_t", [2] = "int16_t", [4] = "int32_t", [8] = "int64_t" },
+  uint = { [1] = "uint8_t", [2] = "uint16_t", [4] = "uint32_t", [8] = "int64_t" },
+  float = { [4] = "float" }, double = { [8] = "double" }, number = { [8] = "double" },
+}
+local PREFIXES = { [1] = "uint8_t", [2] = "uint16_t", [4] = "uint32_t", [8] = "uint64_t" }
+local NATIVE_LITTLE = ffi.abi("le")
+
+-- The source of an unpacker for ops, or nil when one op is not for it.
+local function unpack_source(ops)
+  local head = { "local ffi_typeof, cast, tonumber, band, fstring, FAIL, as_buffer, whole, c_path = ..." }
+  local body, values, types = {}, {}, {}
+  local function ptr(ctype)
+    if not types[ctype] then
+      types[ctype] = true
+      head[#head + 1] = ("local %s_p = ffi_typeof(%q)"):format(ctype, ctype .. " *")
+    end
+    return ctype .. "_p"
+  end
+  local function line(fmt, ...) body[#body + 1] = "  " .. fmt:format(...) end
+  for k, op in ipairs(ops) do
+    local size = op.size
+    if op.align > 1 then
+      line("pos = pos + band(%d - band(pos, %d), %d)", op.align, op.align - 1, op.align - 1)
+    end
+    line("if pos + %d > len then return FAIL end", size)
+    local load = LOADS[op.kind] and LOADS[op.kind][size]
+    if load then
+      if size > 1 and op.little ~= NATIVE_LITTLE then return nil end
+      values[#values + 1] = "v" .. k
+      line("local q%d = cast(%s, base + pos)", k, ptr(load))
+      line("if b.gen ~= g then return FAIL end")
+      line(load == "int64_t" and "local v%d = tonumber(q%d[0])" or "local v%d = q%d[0]", k, k)
+    elseif op.kind == "char" then
+      values[#values + 1] = "v" .. k
+      line("local q%d = base + pos", k)
+      line("if b.gen ~= g then return FAIL end")
+      line("local v%d = fstring(q%d, %d)", k, k, size)
+    elseif op.kind == "string" and PREFIXES[size] then
+      if size > 1 and op.little ~= NATIVE_LITTLE then return nil end
+      values[#values + 1] = "v" .. k
+      line("local q%d = cast(%s, base + pos)", k, ptr(PREFIXES[size]))
+      line("if b.gen ~= g then return FAIL end")
+      line("local n%d = tonumber(q%d[0])", k, k)
+      line("pos = pos + %d", size)
+      line("if n%d > len - pos then return FAIL end", k)
+      line("local s%d = base + pos", k)
+      line("if b.gen ~= g then return FAIL end")
+      line("local v%d = fstring(s%d, n%d)", k, k, k)
+      line("pos = pos + n%d", k)
+      size = 0
+    elseif op.kind ~= "pad" and op.kind ~= "align" then
+      return nil
+    end
+    if size > 0 then line("pos = pos + %d", size) end
+  end
+  local results = table.concat(values, ", ") .. (#values > 0 and ", " or "") .. "nxt"
+  return table.concat(head, "\n") .. ([[
+
+local function read(b, g, pos, len)
+  local base = b.data
+%s
+  return %s
+end
+return function(buf, i, fmt)
+  local b = as_buffer(buf)
+  if b ~= nil and whole(i) and i >= 1 then
+    local g = b.gen
+    local len = tonumber(b.len)
+    if i <= len + 1 then
+      local %s = read(b, g, i - 1, len)
+      if %s ~= FAIL then return %s end
+    end
+  end
+  return c_path(buf, i, fmt)
+end]]):format(table.concat(body, "\n"), (results:gsub("nxt$", "pos + 1")), results,
+              values[1] or "nxt", results)
 end
 
 -- A length written by this path (put, resize within the capacity), and the
@@ -314,6 +405,34 @@ return function(avxbuf, c)
     local r = via_c(c_resize, "resize", buf, n)
     return r
   end
+  -- buf:unpack: an unpacker per format, for up to 64 formats at a time (the
+  -- 65th starts the list afresh: a program with more hot formats than that
+  -- makes some again, at ~20 us each); formats no unpacker reads go to the
+  -- C function.
+  local c_unpack = methods.unpack
+  local function pass(...) return ... end   -- via_c must not be a tail call
+  local function c_path(buf, i, fmt)
+    return pass(via_c(c_unpack, "unpack", buf, i, fmt))
+  end
+  local unpackers, formats = {}, 0
+  local function unpacker(fmt)
+    if type(fmt) ~= "string" then return c_path end
+    if formats >= 64 then unpackers, formats = {}, 0 end
+    local ops = c.pack_ops(fmt)
+    local source = ops and unpack_source(ops)
+    local f = c_path
+    if source then
+      local chunk = assert(load(source, "=avxbuf.ffi(unpack " .. fmt .. ")"))
+      f = chunk(ffi.typeof, cast, tonumber, band, ffi.string, FAIL, as_buffer, whole, c_path)
+    end
+    unpackers[fmt], formats = f, formats + 1
+    return f
+  end
+  methods.unpack = function(buf, i, fmt)
+    local f = unpackers[fmt] or unpacker(fmt)
+    return f(buf, i, fmt)
+  end
+
   -- A number as the C function writes it (lua_tolstring's format; `..`
   -- consults no __tostring), made before fast_put reads a pointer: making
   -- a string can run the collector.
