@@ -147,3 +147,53 @@ function TestJit.test_compiled_unpack_reads_what_string_unpack_reads()
   end
   lu.assertTrue(checked > 100, "cases checked: " .. checked)
 end
+
+-- Compiled packs write what string.pack writes (a lua5.4 child) and refuse
+-- what it refuses, on the random formats of spec/pack_cases.lua: each
+-- format 100 times, at an index over guard bytes and appended into room
+-- reserved for it (where the FFI path writes; growth is the C function's).
+function TestJit.test_compiled_pack_writes_what_string_pack_writes()
+  needs_jit()
+  h.needs_children()
+  local cases = require "pack_cases"
+  local N = 200
+  local out, status = h.run_child({ LUA_PATH = "spec/?.lua;;" }, string.format([[
+    local cases = require "pack_cases"
+    for k = 1, %d do
+      local c = cases.case(k)
+      local ok, packed = pcall(string.pack, c.fmt, table.unpack(c.values))
+      print(k, ok and cases.hex(packed) or "error")
+    end]], N), "lua5.4")
+  lu.assertEquals(status, 0, out)
+  local GUARD = 16
+  local packed_ok = 0
+  for k, want in out:gmatch("(%d+)\t([^\n]*)") do
+    local c = cases.case(tonumber(k))
+    local what = string.format("case %s: pack %q", k, c.fmt)
+    local width = want == "error" and 64 or #want / 2
+    local at = avxbuf.new(c.index - 1 + width + GUARD, 0xEE)
+    local appended = avxbuf.new():reserve(c.index - 1 + width + GUARD)
+    local before = at:tostring()
+    for _ = 1, 100 do
+      local ok, next_index = pcall(at.pack, at, c.index, c.fmt, h.unpack(c.values))
+      appended:resize(c.index - 1)
+      local ok2, next2 = pcall(appended.pack, appended, c.fmt, h.unpack(c.values))
+      if want == "error" then
+        lu.assertFalse(ok or ok2, what .. ": packed, string.pack refused it")
+        lu.assertEquals(at:tostring(), before, what .. ": a failed pack writes nothing")
+        lu.assertEquals(#appended, c.index - 1, what .. ": a failed pack appends nothing")
+      else
+        lu.assertTrue(ok and ok2, what .. ": " .. tostring(next_index) .. " " .. tostring(next2))
+        lu.assertEquals({ next_index, next2 }, { c.index + width, c.index + width }, what)
+        local got = at:tostring()
+        lu.assertEquals(cases.hex(got:sub(c.index, c.index + width - 1)), want, what)
+        h.assert_bytes(got:sub(1, c.index - 1) .. got:sub(c.index + width), before:sub(1, c.index - 1)
+                       .. before:sub(c.index + width), "guard bytes, " .. what)
+        lu.assertEquals(cases.hex(appended:tostring(c.index)), want, what .. ", appended")
+        lu.assertEquals(#appended, c.index - 1 + width, what .. ", appended")
+      end
+    end
+    if want ~= "error" then packed_ok = packed_ok + 1 end
+  end
+  lu.assertTrue(packed_ok > N / 2, "valid formats: " .. packed_ok)
+end

@@ -118,17 +118,25 @@ local LOADS = {
 local PREFIXES = { [1] = "uint8_t", [2] = "uint16_t", [4] = "uint32_t", [8] = "uint64_t" }
 local NATIVE_LITTLE = ffi.abi("le")
 
--- The source of an unpacker for ops, or nil when one op is not for it.
-local function unpack_source(ops)
-  local head = { "local ffi_typeof, cast, tonumber, band, fstring, FAIL, as_buffer, whole, c_path = ..." }
-  local body, values, types = {}, {}, {}
-  local function ptr(ctype)
+-- What the code made for a format gets, and its first lines; ptr(ctype)
+-- names a pointer type, declared once at the top.
+local FORMAT_CODE_ARGS =
+  "ffi_typeof, cast, tonumber, band, fstring, fcopy, ffill, FAIL, as_buffer, whole, commit, c_path"
+local function format_code_head()
+  local head, types = { "local " .. FORMAT_CODE_ARGS .. " = ..." }, {}
+  return head, function(ctype)
     if not types[ctype] then
       types[ctype] = true
       head[#head + 1] = ("local %s_p = ffi_typeof(%q)"):format(ctype, ctype .. " *")
     end
     return ctype .. "_p"
   end
+end
+
+-- The source of an unpacker for ops, or nil when one op is not for it.
+local function unpack_source(ops)
+  local head, ptr = format_code_head()
+  local body, values = {}, {}
   local function line(fmt, ...) body[#body + 1] = "  " .. fmt:format(...) end
   for k, op in ipairs(ops) do
     local size = op.size
@@ -187,6 +195,104 @@ return function(buf, i, fmt)
   return c_path(buf, i, fmt)
 end]]):format(table.concat(body, "\n"), (results:gsub("nxt$", "pos + 1")), results,
               values[1] or "nxt", results)
+end
+
+-- The source of a packer for ops (buf:pack, the same way round), or nil.
+-- It checks every value first, for what the C function would accept and
+-- write the same way (numbers that fit, strings that fit; anything else,
+-- growth included, goes to the C function, which writes or raises); then
+-- makes every pointer it writes through, checks the generation once, and
+-- stores, with nothing that allocates in between. Alignment counts from
+-- where the pack starts (as string.pack): supported where the offset is
+-- known when the code is made.
+local function pack_source(ops)
+  local head, ptr = format_code_head()
+  local checks, ptrs, stores, lengths = {}, {}, {}, {}
+  local fixed, nv = 0, 0
+  local function at(extra)
+    local terms = { tostring(fixed + (extra or 0)) }
+    for _, l in ipairs(lengths) do terms[#terms + 1] = l end
+    return table.concat(terms, " + ")
+  end
+  for k, op in ipairs(ops) do
+    local size = op.size
+    if op.align > 1 then
+      if #lengths > 0 then return nil end
+      local pad = (op.align - fixed % op.align) % op.align
+      if pad > 0 then
+        ptrs[#ptrs + 1] = ("local z%d = p + %s"):format(k, at())
+        stores[#stores + 1] = ("ffill(z%d, %d)"):format(k, pad)
+        fixed = fixed + pad
+      end
+    end
+    local store = LOADS[op.kind] and LOADS[op.kind][size]
+    if store then
+      if size > 1 and op.little ~= NATIVE_LITTLE then return nil end
+      nv = nv + 1
+      local v = "v" .. nv
+      if op.kind == "float" or op.kind == "double" or op.kind == "number" then
+        checks[#checks + 1] = ("type(%s) == \"number\""):format(v)
+      else
+        local lo, hi   -- the C function's range (lua_Integer on LuaJIT: exact to 2^53 here)
+        if size == 8 then lo, hi = -2 ^ 53, 2 ^ 53 + 1
+        elseif op.kind == "int" then lo, hi = -2 ^ (8 * size - 1), 2 ^ (8 * size - 1)
+        else lo, hi = 0, 2 ^ (8 * size) end
+        checks[#checks + 1] = ("type(%s) == \"number\" and %s %% 1 == 0 and %s >= %.0f and %s < %.0f")
+                              :format(v, v, v, lo, v, hi)
+      end
+      ptrs[#ptrs + 1] = ("local q%d = cast(%s, p + %s)"):format(k, ptr(store), at())
+      stores[#stores + 1] = ("q%d[0] = %s"):format(k, v)
+    elseif op.kind == "char" then
+      nv = nv + 1
+      local v = "v" .. nv
+      checks[#checks + 1] = ("type(%s) == \"string\" and #%s <= %d"):format(v, v, size)
+      ptrs[#ptrs + 1] = ("local q%d = p + %s; local r%d = q%d + #%s"):format(k, at(), k, k, v)
+      stores[#stores + 1] = ("fcopy(q%d, %s, #%s); ffill(r%d, %d - #%s)"):format(k, v, v, k, size, v)
+    elseif op.kind == "string" and PREFIXES[size] then
+      if size > 1 and op.little ~= NATIVE_LITTLE then return nil end
+      nv = nv + 1
+      local v = "v" .. nv
+      checks[#checks + 1] = size < 8 and ("type(%s) == \"string\" and #%s < %.0f"):format(v, v, 2 ^ (8 * size))
+                            or ("type(%s) == \"string\""):format(v)
+      ptrs[#ptrs + 1] = ("local q%d = cast(%s, p + %s); local r%d = p + %s")
+                        :format(k, ptr(PREFIXES[size]), at(), k, at(size))
+      stores[#stores + 1] = ("q%d[0] = #%s; fcopy(r%d, %s, #%s)"):format(k, v, k, v, v)
+      lengths[#lengths + 1] = "#" .. v
+    elseif op.kind == "pad" then
+      ptrs[#ptrs + 1] = ("local q%d = p + %s"):format(k, at())
+      stores[#stores + 1] = ("q%d[0] = 0"):format(k)
+    elseif op.kind ~= "align" then
+      return nil
+    end
+    fixed = fixed + size
+  end
+  local values = {}
+  for n = 1, nv do values[n] = "v" .. n end
+  return table.concat(head, "\n") .. ([[
+
+return function(buf, at, i, fmt, ...)
+  %s
+  local b = as_buffer(buf)
+  if b ~= nil and (not at or whole(i) and i >= 1) and %s then
+    local g = b.gen
+    local len = tonumber(b.len)
+    local total = %s
+    local base = at and i - 1 or len
+    if base <= len and base + total <= tonumber(b.cap) then
+      local p = b.data + base
+      %s
+      if b.gen == g then
+        %s
+        local last = base + total
+        commit(b, g, last > len and last or len)
+        return last + 1
+      end
+    end
+  end
+  return c_path(buf, at, i, fmt, ...)
+end]]):format(nv > 0 and "local " .. table.concat(values, ", ") .. " = ..." or "",
+              #checks > 0 and table.concat(checks, "\n     and ") or "true", at(),
+              table.concat(ptrs, "\n      "), table.concat(stores, "\n        "))
 end
 
 -- A length written by this path (put, resize within the capacity), and the
@@ -405,32 +511,44 @@ return function(avxbuf, c)
     local r = via_c(c_resize, "resize", buf, n)
     return r
   end
-  -- buf:unpack: an unpacker per format, for up to 64 formats at a time (the
-  -- 65th starts the list afresh: a program with more hot formats than that
-  -- makes some again, at ~20 us each); formats no unpacker reads go to the
-  -- C function.
-  local c_unpack = methods.unpack
+  -- buf:pack and buf:unpack: code of its own per format, for up to 64
+  -- formats at a time each (the 65th starts the list afresh: a program
+  -- with more hot formats than that makes some again, at ~20 us each);
+  -- formats it does not handle go to the C function every time.
   local function pass(...) return ... end   -- via_c must not be a tail call
-  local function c_path(buf, i, fmt)
-    return pass(via_c(c_unpack, "unpack", buf, i, fmt))
-  end
-  local unpackers, formats = {}, 0
-  local function unpacker(fmt)
-    if type(fmt) ~= "string" then return c_path end
-    if formats >= 64 then unpackers, formats = {}, 0 end
-    local ops = c.pack_ops(fmt)
-    local source = ops and unpack_source(ops)
-    local f = c_path
-    if source then
-      local chunk = assert(load(source, "=avxbuf.ffi(unpack " .. fmt .. ")"))
-      f = chunk(ffi.typeof, cast, tonumber, band, ffi.string, FAIL, as_buffer, whole, c_path)
+  local function per_format(what, source_of, c_path)
+    local made, count = {}, 0
+    return function(fmt)
+      local f = made[fmt]
+      if f then return f end
+      if type(fmt) ~= "string" then return c_path end
+      if count >= 64 then made, count = {}, 0 end
+      local ops = c.pack_ops(fmt)
+      local source = ops and source_of(ops)
+      f = c_path
+      if source then
+        local chunk = assert(load(source, "=avxbuf.ffi(" .. what .. " " .. fmt .. ")"))
+        f = chunk(ffi.typeof, cast, tonumber, band, ffi.string, fcopy, ffill, FAIL, as_buffer, whole, commit,
+                  c_path)
+      end
+      made[fmt], count = f, count + 1
+      return f
     end
-    unpackers[fmt], formats = f, formats + 1
-    return f
   end
+  local c_unpack, c_pack = methods.unpack, methods.pack
+  local unpacker = per_format("unpack", unpack_source, function(buf, i, fmt)
+    return pass(via_c(c_unpack, "unpack", buf, i, fmt))
+  end)
   methods.unpack = function(buf, i, fmt)
-    local f = unpackers[fmt] or unpacker(fmt)
-    return f(buf, i, fmt)
+    return unpacker(fmt)(buf, i, fmt)
+  end
+  local packer = per_format("pack", pack_source, function(buf, at, i, fmt, ...)
+    if at then return pass(via_c(c_pack, "pack", buf, i, fmt, ...)) end
+    return pass(via_c(c_pack, "pack", buf, fmt, ...))
+  end)
+  methods.pack = function(buf, a, ...)
+    if type(a) == "string" then return packer(a)(buf, false, nil, a, ...) end
+    return packer((...))(buf, true, a, ...)
   end
 
   -- A number as the C function writes it (lua_tolstring's format; `..`
