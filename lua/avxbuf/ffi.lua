@@ -29,30 +29,13 @@ local bufp = ffi.typeof("avxbuf_buffer *")
 local bytep = ffi.typeof("const unsigned char *")
 local uptr = ffi.typeof("uintptr_t")
 local cast, fcopy, ffill = ffi.cast, ffi.copy, ffi.fill
-local band = require("bit").band
+local bit = require "bit"
+local band = bit.band
 local type, tonumber, select, rawequal = type, tonumber, select, rawequal
 -- The raw metatable: getmetatable also looks up __metatable, a hash lookup
 -- the JIT repeated in every iteration of a put loop (-jdump).
 local getmetatable_raw = debug.getmetatable
 local EXACT = 2 ^ 52   -- integers up to this convert to int64_t exactly, sums of three too
-
--- The C function, with the error it raises as the caller would get it
--- from the C function itself: called from here it has no name, and the
--- numbers shift by one when the caller made a method call (as luaL_argerror
--- does), and the message gets the caller's position. Called from the
--- function the caller called (never as a tail call: levels count).
-local function via_c(f, name, ...)
-  local r = { pcall(f, ...) }
-  if r[1] then return unpack(r, 2) end
-  local how = debug.getinfo(2, "n")
-  local method = how and how.namewhat == "method"
-  local err = tostring(r[2]):gsub("^bad argument #(%d+) to '[^']*' %((.*)%)$", function(k, what)
-    k = tonumber(k) - (method and 1 or 0)
-    if k == 0 then return string.format("calling '%s' on bad self (%s)", name, what) end
-    return string.format("bad argument #%d to '%s' (%s)", k, name, what)
-  end)
-  error(err, 3)
-end
 
 local function whole(x) return type(x) == "number" and x % 1 == 0 end
 
@@ -118,10 +101,25 @@ local LOADS = {
 local PREFIXES = { [1] = "uint8_t", [2] = "uint16_t", [4] = "uint32_t", [8] = "uint64_t" }
 local NATIVE_LITTLE = ffi.abi("le")
 
+-- The other byte order, for 2- and 4-byte integers only: a value loaded
+-- as uint16_t/uint32_t, swapped (bit.bswap works on 32 bits, signed), and
+-- a value swapped before it is stored through one; nil otherwise.
+local function other_order_load(kind, size, x)
+  if kind ~= "int" and kind ~= "uint" then return nil end
+  if size == 2 then return (kind == "int" and "arshift(bswap(%s), 16)" or "rshift(bswap(%s), 16)"):format(x) end
+  if size == 4 then return (kind == "int" and "bswap(%s)" or "bswap(%s) %% 4294967296"):format(x) end
+end
+local function other_order_store(kind, size, v)
+  if kind ~= "int" and kind ~= "uint" then return nil end
+  if size == 2 then return ("rshift(bswap(%s), 16)"):format(v) end
+  if size == 4 then return ("bswap(%s)"):format(v) end
+end
+
 -- What the code made for a format gets, and its first lines; ptr(ctype)
 -- names a pointer type, declared once at the top.
 local FORMAT_CODE_ARGS =
-  "ffi_typeof, cast, tonumber, band, fstring, fcopy, ffill, FAIL, as_buffer, whole, commit, c_path"
+  "ffi_typeof, cast, tonumber, band, bswap, rshift, arshift, fstring, fcopy, ffill, FAIL, as_buffer, whole, "
+  .. "commit, c_path"
 local function format_code_head()
   local head, types = { "local " .. FORMAT_CODE_ARGS .. " = ..." }, {}
   return head, function(ctype)
@@ -146,22 +144,30 @@ local function unpack_source(ops)
     line("if pos + %d > len then return FAIL end", size)
     local load = LOADS[op.kind] and LOADS[op.kind][size]
     if load then
-      if size > 1 and op.little ~= NATIVE_LITTLE then return nil end
+      local value = load == "int64_t" and ("tonumber(q%d[0])"):format(k) or ("q%d[0]"):format(k)
+      if size > 1 and op.little ~= NATIVE_LITTLE then
+        value, load = other_order_load(op.kind, size, ("q%d[0]"):format(k)), PREFIXES[size]
+        if not value then return nil end
+      end
       values[#values + 1] = "v" .. k
       line("local q%d = cast(%s, base + pos)", k, ptr(load))
       line("if b.gen ~= g then return FAIL end")
-      line(load == "int64_t" and "local v%d = tonumber(q%d[0])" or "local v%d = q%d[0]", k, k)
+      line("local v%d = %s", k, value)
     elseif op.kind == "char" then
       values[#values + 1] = "v" .. k
       line("local q%d = base + pos", k)
       line("if b.gen ~= g then return FAIL end")
       line("local v%d = fstring(q%d, %d)", k, k, size)
     elseif op.kind == "string" and PREFIXES[size] then
-      if size > 1 and op.little ~= NATIVE_LITTLE then return nil end
+      local prefix = ("tonumber(q%d[0])"):format(k)
+      if size > 1 and op.little ~= NATIVE_LITTLE then
+        prefix = other_order_load("uint", size, ("q%d[0]"):format(k))
+        if not prefix then return nil end
+      end
       values[#values + 1] = "v" .. k
       line("local q%d = cast(%s, base + pos)", k, ptr(PREFIXES[size]))
       line("if b.gen ~= g then return FAIL end")
-      line("local n%d = tonumber(q%d[0])", k, k)
+      line("local n%d = %s", k, prefix)
       line("pos = pos + %d", size)
       line("if n%d > len - pos then return FAIL end", k)
       line("local s%d = base + pos", k)
@@ -227,9 +233,13 @@ local function pack_source(ops)
     end
     local store = LOADS[op.kind] and LOADS[op.kind][size]
     if store then
-      if size > 1 and op.little ~= NATIVE_LITTLE then return nil end
       nv = nv + 1
       local v = "v" .. nv
+      local value = v
+      if size > 1 and op.little ~= NATIVE_LITTLE then
+        value, store = other_order_store(op.kind, size, v), PREFIXES[size]
+        if not value then return nil end
+      end
       if op.kind == "float" or op.kind == "double" or op.kind == "number" then
         checks[#checks + 1] = ("type(%s) == \"number\""):format(v)
       else
@@ -241,7 +251,7 @@ local function pack_source(ops)
                               :format(v, v, v, lo, v, hi)
       end
       ptrs[#ptrs + 1] = ("local q%d = cast(%s, p + %s)"):format(k, ptr(store), at())
-      stores[#stores + 1] = ("q%d[0] = %s"):format(k, v)
+      stores[#stores + 1] = ("q%d[0] = %s"):format(k, value)
     elseif op.kind == "char" then
       nv = nv + 1
       local v = "v" .. nv
@@ -249,14 +259,18 @@ local function pack_source(ops)
       ptrs[#ptrs + 1] = ("local q%d = p + %s; local r%d = q%d + #%s"):format(k, at(), k, k, v)
       stores[#stores + 1] = ("fcopy(q%d, %s, #%s); ffill(r%d, %d - #%s)"):format(k, v, v, k, size, v)
     elseif op.kind == "string" and PREFIXES[size] then
-      if size > 1 and op.little ~= NATIVE_LITTLE then return nil end
       nv = nv + 1
       local v = "v" .. nv
+      local prefix = "#" .. v
+      if size > 1 and op.little ~= NATIVE_LITTLE then
+        prefix = other_order_store("uint", size, prefix)
+        if not prefix then return nil end
+      end
       checks[#checks + 1] = size < 8 and ("type(%s) == \"string\" and #%s < %.0f"):format(v, v, 2 ^ (8 * size))
                             or ("type(%s) == \"string\""):format(v)
       ptrs[#ptrs + 1] = ("local q%d = cast(%s, p + %s); local r%d = p + %s")
                         :format(k, ptr(PREFIXES[size]), at(), k, at(size))
-      stores[#stores + 1] = ("q%d[0] = #%s; fcopy(r%d, %s, #%s)"):format(k, v, k, v, v)
+      stores[#stores + 1] = ("q%d[0] = %s; fcopy(r%d, %s, #%s)"):format(k, prefix, k, v, v)
       lengths[#lengths + 1] = "#" .. v
     elseif op.kind == "pad" then
       ptrs[#ptrs + 1] = ("local q%d = p + %s"):format(k, at())
@@ -495,27 +509,32 @@ return function(avxbuf, c)
   end
 
   -- Module functions and methods alike (as in C: buf:copy == avxbuf.copy).
+  -- What the fast path leaves goes to the C function as a tail call, which
+  -- takes the caller's place: its errors name the caller's call and
+  -- position, as if the caller had called it (spec/errors_spec.lua), and
+  -- cost no pcall.
   local function copy(dst, di, src, si, n)
-    if not fast_copy(dst, di, src, si, n) then via_c(c_copy, "copy", dst, di, src, si, n) end
+    if fast_copy(dst, di, src, si, n) then return end
+    return c_copy(dst, di, src, si, n)
   end
   local function zero(buf, i, n)
-    if not fast_fill(buf, 0, i, n) then via_c(c_zero, "zero", buf, i, n) end
+    if fast_fill(buf, 0, i, n) then return end
+    return c_zero(buf, i, n)
   end
   local function fill(buf, byte, i, n)
-    if not fast_fill(buf, byte, i, n) then via_c(c_fill, "fill", buf, byte, i, n) end
+    if fast_fill(buf, byte, i, n) then return end
+    return c_fill(buf, byte, i, n)
   end
   avxbuf.copy, avxbuf.zero, avxbuf.fill = copy, zero, fill
   methods.copy, methods.zero, methods.fill = copy, zero, fill
   methods.resize = function(buf, n)
     if fast_resize(buf, n) then return buf end
-    local r = via_c(c_resize, "resize", buf, n)
-    return r
+    return c_resize(buf, n)
   end
   -- buf:pack and buf:unpack: code of its own per format, for up to 64
   -- formats at a time each (the 65th starts the list afresh: a program
   -- with more hot formats than that makes some again, at ~20 us each);
   -- formats it does not handle go to the C function every time.
-  local function pass(...) return ... end   -- via_c must not be a tail call
   local function per_format(what, source_of, c_path)
     local made, count = {}, 0
     return function(fmt)
@@ -528,7 +547,8 @@ return function(avxbuf, c)
       f = c_path
       if source then
         local chunk = assert(load(source, "=avxbuf.ffi(" .. what .. " " .. fmt .. ")"))
-        f = chunk(ffi.typeof, cast, tonumber, band, ffi.string, fcopy, ffill, FAIL, as_buffer, whole, commit,
+        f = chunk(ffi.typeof, cast, tonumber, band, bit.bswap, bit.rshift, bit.arshift, ffi.string, fcopy, ffill,
+                  FAIL, as_buffer, whole, commit,
                   c_path)
       end
       made[fmt], count = f, count + 1
@@ -536,15 +556,13 @@ return function(avxbuf, c)
     end
   end
   local c_unpack, c_pack = methods.unpack, methods.pack
-  local unpacker = per_format("unpack", unpack_source, function(buf, i, fmt)
-    return pass(via_c(c_unpack, "unpack", buf, i, fmt))
-  end)
+  local unpacker = per_format("unpack", unpack_source, c_unpack)
   methods.unpack = function(buf, i, fmt)
     return unpacker(fmt)(buf, i, fmt)
   end
   local packer = per_format("pack", pack_source, function(buf, at, i, fmt, ...)
-    if at then return pass(via_c(c_pack, "pack", buf, i, fmt, ...)) end
-    return pass(via_c(c_pack, "pack", buf, fmt, ...))
+    if at then return c_pack(buf, i, fmt, ...) end
+    return c_pack(buf, fmt, ...)
   end)
   methods.pack = function(buf, a, ...)
     if type(a) == "string" then return packer(a)(buf, false, nil, a, ...) end
@@ -565,8 +583,7 @@ return function(avxbuf, c)
       v1, v2, v3, v4, v5, v6, v7, v8 = text(v1), text(v2), text(v3), text(v4), text(v5), text(v6), text(v7), text(v8)
       if fast_put(buf, n, v1, v2, v3, v4, v5, v6, v7, v8) then return buf end
     end
-    local r = via_c(c_put, "put", buf, ...)
-    return r
+    return c_put(buf, ...)
   end
 
   -- The kernel names, with the moves done here.
@@ -575,8 +592,7 @@ return function(avxbuf, c)
                                                   or ((op == "zero" or op == "fill") and ffi_fills(n))) then
       return "ffi"
     end
-    local r = via_c(c_kernel, "kernel", op, n, which)
-    return r
+    return c_kernel(op, n, which)
   end
   avxbuf.kernels = function()
     local list = c_kernels()
