@@ -104,16 +104,12 @@ assert(sum == 100 * 100 * 101)
   lu.assertStrContains(dump, "avxbuf.ffi(unpack <I4 I4 d s1)")
 end
 
--- Compiled unpacks read what string.unpack reads (a lua5.4 child), on the
--- random formats of spec/pack_cases.lua: each format 100 times, so that
--- its unpacker is compiled, over its bytes and over them less the last
--- byte (an error, or fewer bytes read). More formats than the unpackers
--- kept at once (64).
-function TestJit.test_compiled_unpack_reads_what_string_unpack_reads()
-  needs_jit()
+-- What a lua5.4 child prints for each of the first N_CASES cases of
+-- spec/pack_cases.lua: `each` is the body of its loop, with k and the case c
+-- (its string.pack result in ok, packed).
+local N_CASES = 200
+local function from_lua54(each)
   h.needs_children()
-  local cases = require "pack_cases"
-  local N = 200
   local out, status = h.run_child({ LUA_PATH = "spec/?.lua;;" }, string.format([[
     local cases = require "pack_cases"
     local function read(fmt, data, i)
@@ -123,12 +119,25 @@ function TestJit.test_compiled_unpack_reads_what_string_unpack_reads()
     for k = 1, %d do
       local c = cases.case(k)
       local ok, packed = pcall(string.pack, c.fmt, table.unpack(c.values))
+      %s
+    end]], N_CASES, each), "lua5.4")
+  lu.assertEquals(status, 0, out)
+  return out
+end
+
+-- Compiled unpacks read what string.unpack reads (a lua5.4 child), on the
+-- random formats of spec/pack_cases.lua: each format 100 times, so that
+-- its unpacker is compiled, over its bytes and over them less the last
+-- byte (an error, or fewer bytes read). More formats than the unpackers
+-- kept at once (64).
+function TestJit.test_compiled_unpack_reads_what_string_unpack_reads()
+  needs_jit()
+  local cases = require "pack_cases"
+  local out = from_lua54([[
       if ok and #packed > 0 then
         local data = ("\0"):rep(c.index - 1) .. packed
         print(k, cases.hex(data), read(c.fmt, data, c.index), read(c.fmt, data:sub(1, -2), c.index))
-      end
-    end]], N), "lua5.4")
-  lu.assertEquals(status, 0, out)
+      end]])
   local function read(b, c)
     local r = { pcall(b.unpack, b, c.index, c.fmt) }
     return r[1] and cases.serialise(select(2, unpack(r))) or "error"
@@ -153,17 +162,8 @@ end
 -- reserved for it (where the FFI path writes; growth is the C function's).
 function TestJit.test_compiled_pack_writes_what_string_pack_writes()
   needs_jit()
-  h.needs_children()
   local cases = require "pack_cases"
-  local N = 200
-  local out, status = h.run_child({ LUA_PATH = "spec/?.lua;;" }, string.format([[
-    local cases = require "pack_cases"
-    for k = 1, %d do
-      local c = cases.case(k)
-      local ok, packed = pcall(string.pack, c.fmt, table.unpack(c.values))
-      print(k, ok and cases.hex(packed) or "error")
-    end]], N), "lua5.4")
-  lu.assertEquals(status, 0, out)
+  local out = from_lua54([[print(k, ok and cases.hex(packed) or "error")]])
   local GUARD = 16
   local packed_ok = 0
   for k, want in out:gmatch("(%d+)\t([^\n]*)") do
@@ -194,5 +194,5 @@ function TestJit.test_compiled_pack_writes_what_string_pack_writes()
     end
     if want ~= "error" then packed_ok = packed_ok + 1 end
   end
-  lu.assertTrue(packed_ok > N / 2, "valid formats: " .. packed_ok)
+  lu.assertTrue(packed_ok > N_CASES / 2, "valid formats: " .. packed_ok)
 end

@@ -53,9 +53,9 @@ static const char *const kind_names[] = {
 };
 
 /* pack_ops(fmt): format fmt as packfmt.c compiles it, for ffi.lua to make
- * an unpacker of: a list of { kind =, size =, little =, align = }; nothing
- * when the format is wrong, holds a zero byte or is longer than a chunk
- * (the C function deals with those). */
+ * a packer and an unpacker of: a list of { kind =, size =, little =,
+ * align = }; nothing when the format is wrong, holds a zero byte or is
+ * longer than a chunk (the C function deals with those). */
 static int l_pack_ops(lua_State *L)
 {
   size_t len;
