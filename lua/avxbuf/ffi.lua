@@ -533,8 +533,9 @@ return function(avxbuf, c)
   end
   -- buf:pack and buf:unpack: code of its own per format, for up to 64
   -- formats at a time each (the 65th starts the list afresh: a program
-  -- with more hot formats than that makes some again, at ~20 us each);
-  -- formats it does not handle go to the C function every time.
+  -- with more hot formats than that makes some again: 50-65 us each, by
+  -- a loop of new formats on the Zen 3 VM); formats it does not handle go
+  -- to the C function every time.
   local function per_format(what, source_of, c_path)
     local made, count = {}, 0
     return function(fmt)
