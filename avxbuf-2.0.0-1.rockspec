@@ -59,7 +59,8 @@ build = {
             "src/kernels/avx2.c",
             "src/kernels/avx512.c",
             "src/kernels/erms.c",
-            "src/kernels/libc.c"
+            "src/kernels/libc.c",
+            "src/kernels/registry.c"
          }
       },
       ["avxbuf.counters"] = {

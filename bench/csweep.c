@@ -170,14 +170,15 @@ int main(int argc, char **argv)
   for (int i = 0; avxbuf_kernel_list[i]; i++) {
     const avxbuf_kernel *k = avxbuf_kernel_list[i];
     if (k->vector_bits > 0 && avxbuf_kernel_available(k) && nrows < MAX_TIMED - 1) {
-      if (!strcmp(k->name, "sse2")) sse2_row = nrows;
+      if (k->level == 0 && k->role == KR_TEMPORAL) sse2_row = nrows;
       rows[nrows++] = (timed){ k->name, k, NULL };
     }
   }
   /* The string instructions: rep movsb for copies, rep stosb for zero and
    * fill (their find is the C library's). */
-  if (avxbuf_kernel_available(&avxbuf_k_rep_movsb) && avxbuf_k_rep_movsb.copy != avxbuf_k_libc.copy)
-    rows[nrows++] = (timed){ "rep", &avxbuf_k_rep_movsb, &avxbuf_k_rep_stosb };
+  const avxbuf_kernel *movsb = avxbuf_kernel_of_role(KR_STRING_COPY), *stosb = avxbuf_kernel_of_role(KR_STRING_FILL);
+  if (movsb && stosb && avxbuf_kernel_available(movsb) && avxbuf_kernel_available(stosb))
+    rows[nrows++] = (timed){ "rep", movsb, stosb };
   libc_row = nrows;
   rows[nrows++] = (timed){ "libc", &libc_direct, NULL };
 

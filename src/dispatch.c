@@ -1,6 +1,5 @@
 #include <pthread.h>
 #include <stdint.h>
-#include <string.h>
 #include "dispatch.h"
 
 #ifdef AVXBUF_EMULATE_AVX512
@@ -25,80 +24,40 @@ const avxbuf_machine *avxbuf_machine_get(void)
   return &machine;
 }
 
-static const avxbuf_family fam_libc = { &avxbuf_k_libc, &avxbuf_k_libc };
-
-#ifdef AVXBUF_X86
-static const avxbuf_family
-  fam_sse2 = { &avxbuf_k_sse2, &avxbuf_k_sse2_nt },
-  fam_avx = { &avxbuf_k_avx, &avxbuf_k_avx_nt },
-  fam_avx2 = { &avxbuf_k_avx2, &avxbuf_k_avx2_nt },
-  fam_avx512_256 = { &avxbuf_k_avx512_256, &avxbuf_k_avx512_256_nt },
-  fam_avx512 = { &avxbuf_k_avx512, &avxbuf_k_avx512_nt };
-#define FAMILY_NARROW fam_avx512_256
-#define FAMILY_SSE2 fam_sse2
-#else
-#define FAMILY_NARROW fam_libc
-#define FAMILY_SSE2 fam_libc
-#endif
-
-const avxbuf_kernel *const avxbuf_kernel_list[] = {
-#ifdef AVXBUF_X86
-  &avxbuf_k_sse2, &avxbuf_k_sse2_nt, &avxbuf_k_avx, &avxbuf_k_avx_nt,
-  &avxbuf_k_avx2, &avxbuf_k_avx2_nt, &avxbuf_k_avx512_256, &avxbuf_k_avx512_256_nt,
-  &avxbuf_k_avx512, &avxbuf_k_avx512_nt, &avxbuf_k_rep_movsb, &avxbuf_k_rep_stosb,
-#endif
-  &avxbuf_k_libc, NULL
-};
-
-/* The use_avx level a feature of a kernel's isa stands for, or -1. */
-static int word_level(const char *w)
+/* The CPUID features this CPU has, as kernels state their needs. */
+static uint32_t features_of(const avxbuf_cpu *cpu)
 {
-  static const struct { const char *word; int level; } levels[] = {
-    { "sse2", 0 }, { "avx", 1 }, { "avx2", 2 },
-    { "avx512f", 3 }, { "avx512bw", 3 }, { "avx512vl", 3 },
-  };
-  for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
-    if (!strcmp(levels[i].word, w)) return levels[i].level;
-  return -1;
-}
-
-int avxbuf_kernel_level(const avxbuf_kernel *k)
-{
-  int level = -1;
-  for (const char *const *w = k->isa; *w; w++) {
-    int l = word_level(*w);
-    if (l > level) level = l;
-  }
-  return level;
+  uint32_t bits = 0;
+  for (int f = 0; f < F_COUNT; f++)
+    if (cpu->has[f]) bits |= AVXBUF_FEATURE(f);
+  return bits;
 }
 
 int avxbuf_kernel_available(const avxbuf_kernel *k)
 {
   const avxbuf_machine *m = avxbuf_machine_get();
-  int level = avxbuf_kernel_level(k);
+  /* The emulated AVX-512 kernels are SIMDe's plain C. */
+  if (k->level == 3 && m->emulated) return 1;
   /* max_use_avx also says whether the OS saves those registers (XCR0). */
-  if (level > m->cpu->max_use_avx && !(level == 3 && m->emulated)) return 0;
-  for (const char *const *w = k->isa; *w; w++) {
-    if (word_level(*w) >= 0) continue;
-    int f = 0;
-    while (f < F_COUNT && strcmp(avxbuf_feature_names[f], *w)) f++;
-    if (f == F_COUNT || !m->cpu->has[f]) return 0;
-  }
-  return 1;
+  return k->level <= m->cpu->max_use_avx && (k->needs & ~features_of(m->cpu)) == 0;
 }
 
-/* The family for a level and register width (width <= the level's). */
+/* The family for a level and register width (width <= the level's): the
+ * C library's where this binary has no vector kernels. */
 static avxbuf_family family(long long use_avx, long long width)
 {
-#ifdef AVXBUF_X86
-  if (width == 16) return fam_sse2;
-  if (use_avx == 1) return fam_avx;
-  if (use_avx == 2) return fam_avx2;
-  return width == 32 ? fam_avx512_256 : fam_avx512;
-#else
-  (void)use_avx; (void)width;   /* level 0 only: the C library */
-  return fam_libc;
-#endif
+  const avxbuf_kernel *k = avxbuf_kernel_family((int)use_avx, (int)(8 * width), KR_TEMPORAL);
+  const avxbuf_kernel *k_nt = avxbuf_kernel_family((int)use_avx, (int)(8 * width), KR_STREAMING);
+  if (k == NULL || k_nt == NULL) k = k_nt = avxbuf_kernel_of_role(KR_LIBC);
+  return (avxbuf_family){ k, k_nt };
+}
+
+/* The string-instruction kernel of a role, or the C library's (the window
+ * is then never open: no ERMS outside x86). */
+static const avxbuf_kernel *string_kernel(avxbuf_kernel_role role)
+{
+  const avxbuf_kernel *k = avxbuf_kernel_of_role(role);
+  return k ? k : avxbuf_kernel_of_role(KR_LIBC);
 }
 
 static long long requested_or(const avxbuf_state *st, int k, long long dflt)
@@ -141,8 +100,11 @@ static void plan(avxbuf_state *st)
 {
   const long long *e = st->effective.v;
   avxbuf_plan *p = &st->plan;
+  p->string_copy = string_kernel(KR_STRING_COPY);
+  p->string_fill = string_kernel(KR_STRING_FILL);
   if (e[K_KERNEL] == KERNEL_LIBC) {
-    p->copy_narrow = p->copy_wide = p->fill_narrow = p->fill_wide = fam_libc;
+    const avxbuf_kernel *libc = avxbuf_kernel_of_role(KR_LIBC);
+    p->copy_narrow = p->copy_wide = p->fill_narrow = p->fill_wide = (avxbuf_family){ libc, libc };
     p->wide_from = p->rep_movsb_from = p->rep_movsb_until = p->rep_stosb_from = SIZE_MAX;
     p->nontemporal_copy_from = p->nontemporal_fill_from = SIZE_MAX;
     plan_small(p);
@@ -151,13 +113,14 @@ static void plan(avxbuf_state *st)
   avxbuf_family wide = family(e[K_USE_AVX], e[K_MAX_VECTOR_SIZE]);
   /* HotSpot's AVX3Threshold: below it, 32-byte vectors even at UseAVX=3. */
   int split = e[K_USE_AVX] == 3 && e[K_MAX_VECTOR_SIZE] == 64 && e[K_AVX3_THRESHOLD] > 0;
-  avxbuf_family narrow = split ? FAMILY_NARROW : wide;
+  avxbuf_family narrow = split ? family(3, 32) : wide;
   p->copy_wide = wide;
   p->copy_narrow = narrow;
   /* UseXMMForObjInit off: no ymm/zmm stores for zero and fill; 128-bit
    * stores run at licence 0, and rep stosb keeps its window. */
-  p->fill_wide = e[K_VECTOR_ZEROING] ? wide : FAMILY_SSE2;
-  p->fill_narrow = e[K_VECTOR_ZEROING] ? narrow : FAMILY_SSE2;
+  avxbuf_family xmm = family(e[K_USE_AVX], 16);
+  p->fill_wide = e[K_VECTOR_ZEROING] ? wide : xmm;
+  p->fill_narrow = e[K_VECTOR_ZEROING] ? narrow : xmm;
   p->wide_from = split ? threshold_size(e[K_AVX3_THRESHOLD]) : 0;
   p->rep_movsb_from = threshold_size(e[K_REP_MOVSB_THRESHOLD]);
   p->rep_movsb_until = threshold_size(e[K_REP_MOVSB_STOP_THRESHOLD]);   /* 0: no end */

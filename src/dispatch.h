@@ -20,24 +20,19 @@ typedef struct avxbuf_machine {
 
 const avxbuf_machine *avxbuf_machine_get(void);
 
-/* Every kernel this binary contains, NULL-terminated (avxbuf.kernels()). */
-extern const avxbuf_kernel *const avxbuf_kernel_list[];
-
-/* The use_avx level whose family k belongs to (its widest vector ISA), or
- * -1 for the string-instruction and C library kernels. */
-int avxbuf_kernel_level(const avxbuf_kernel *k);
 /* Whether this CPU and OS (or, for AVX-512, the emulation) can run k. */
 int avxbuf_kernel_available(const avxbuf_kernel *k);
 
 typedef struct avxbuf_family { const avxbuf_kernel *k, *k_nt; } avxbuf_family;
 
 /* Precomputed at configure time so the hot path is a few compares. A
- * threshold of SIZE_MAX means never. lua/avxbuf/ffi.lua mirrors every
- * field, in this order, and reads the plan in place. */
+ * threshold of SIZE_MAX means never. lua/avxbuf/ffi.lua reads the two
+ * *_inline_upto ints only, through pointers src/lluajit.c gives it. */
 typedef struct avxbuf_plan {
   avxbuf_family copy_narrow, copy_wide, fill_narrow, fill_wide;
   size_t wide_from, rep_movsb_from, rep_movsb_until, rep_stosb_from;
   size_t nontemporal_copy_from, nontemporal_fill_from;
+  const avxbuf_kernel *string_copy, *string_fill;   /* the rep_* windows' kernels */
   /* Below the first of the thresholds one kernel serves every size: the
    * one the picks below return there, with its function at hand, so that a
    * small operation costs a compare and a call, not a chain of dependent
@@ -93,7 +88,7 @@ static inline const avxbuf_kernel *avxbuf_pick_copy(const avxbuf_plan *p, size_t
   if (n < p->copy_small_below) return p->copy_small;
   const avxbuf_family *f = n >= p->wide_from ? &p->copy_wide : &p->copy_narrow;
   if (n >= p->nontemporal_copy_from && ov == OV_NONE) return f->k_nt;
-  if (n >= p->rep_movsb_from && n < p->rep_movsb_until && ov != OV_BACKWARD) return &avxbuf_k_rep_movsb;
+  if (n >= p->rep_movsb_from && n < p->rep_movsb_until && ov != OV_BACKWARD) return p->string_copy;
   return f->k;
 }
 
@@ -102,7 +97,7 @@ static inline const avxbuf_kernel *avxbuf_pick_fill(const avxbuf_plan *p, size_t
   if (n < p->fill_small_below) return p->fill_small;
   const avxbuf_family *f = n >= p->wide_from ? &p->fill_wide : &p->fill_narrow;
   if (n >= p->nontemporal_fill_from) return f->k_nt;
-  if (n >= p->rep_stosb_from) return &avxbuf_k_rep_stosb;
+  if (n >= p->rep_stosb_from) return p->string_fill;
   return f->k;
 }
 

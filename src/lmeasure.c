@@ -91,7 +91,7 @@ static int l_measure(lua_State *L)
     lua_rawgeti(L, 2, i + 1);
     const char *name = lua_tostring(L, -1);
     if (name == NULL) luaL_argerror(L, 1, "field 'kernels' must be a list of names");
-    k[i] = strcmp(name, "libc") == 0 ? &avxbuf_k_libc : kernel_named(L, 1, name);
+    k[i] = kernel_named(L, 1, name);
     lua_pop(L, 1);
   }
 

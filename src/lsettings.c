@@ -125,27 +125,38 @@ static int l_kernel(lua_State *L)
  * whether this CPU and OS can run it. */
 static int l_kernels(lua_State *L)
 {
+  static const char *const roles[] = {
+    [KR_TEMPORAL] = "temporal", [KR_STREAMING] = "streaming", [KR_STRING_COPY] = "string",
+    [KR_STRING_FILL] = "string", [KR_LIBC] = "libc",
+  };
   lua_newtable(L);
   for (int i = 0; avxbuf_kernel_list[i]; i++) {
     const avxbuf_kernel *k = avxbuf_kernel_list[i];
-    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 8);
     lua_pushstring(L, k->name);
     lua_setfield(L, -2, "name");
     lua_newtable(L);
-    for (int w = 0; k->isa[w]; w++) {
-      lua_pushstring(L, k->isa[w]);
-      lua_rawseti(L, -2, w + 1);
+    for (int f = 0, w = 0; f < F_COUNT; f++) {
+      if (!(k->needs & AVXBUF_FEATURE(f))) continue;
+      lua_pushstring(L, avxbuf_feature_names[f]);
+      lua_rawseti(L, -2, ++w);
     }
     lua_setfield(L, -2, "isa");
     if (k->vector_bits >= 0) {   /* absent: the C library decides */
       lua_pushinteger(L, k->vector_bits);
       lua_setfield(L, -2, "vector_bits");
     }
-    if (avxbuf_kernel_level(k) >= 0) {   /* absent: not a vector family */
-      lua_pushinteger(L, avxbuf_kernel_level(k));
+    if (k->level >= 0) {   /* absent: not a vector family */
+      lua_pushinteger(L, k->level);
       lua_setfield(L, -2, "use_avx");
     }
-    lua_pushboolean(L, k->streaming);
+    lua_pushstring(L, roles[k->role]);
+    lua_setfield(L, -2, "role");
+    if (k->role == KR_STRING_COPY || k->role == KR_STRING_FILL) {
+      lua_pushstring(L, k->role == KR_STRING_COPY ? "copy" : "fill");
+      lua_setfield(L, -2, "op");
+    }
+    lua_pushboolean(L, k->role == KR_STREAMING);
     lua_setfield(L, -2, "streaming");
     lua_pushboolean(L, avxbuf_kernel_available(k));
     lua_setfield(L, -2, "available");

@@ -17,10 +17,10 @@ function M.list(avxbuf)
   local function add(name, knobs, copy, fill)
     list[#list + 1] = { name = name, knobs = knobs, copy = copy, fill = fill or copy }
   end
-  local available = {}
+  local string_kernel = {}   -- op -> name
   for _, k in ipairs(avxbuf.kernels()) do
     if k.available then
-      available[k.name] = true
+      if k.role == "string" then string_kernel[k.op] = k.name end
       if k.use_avx then   -- a vector family: its level and width, streaming or not
         add(k.name, only { use_avx = k.use_avx, max_vector_size = math.floor(k.vector_bits / 8),
                            nontemporal_threshold = k.streaming and 1 or 0 }, k.name)
@@ -28,10 +28,12 @@ function M.list(avxbuf)
     end
   end
   -- the string instructions serve one operation each, and are tested as a pair
-  if available.rep_movsb and available.rep_stosb then
-    add("rep", only { rep_movsb_threshold = 1, rep_stosb_threshold = 1 }, "rep_movsb", "rep_stosb")
+  if string_kernel.copy and string_kernel.fill then
+    add("rep", only { rep_movsb_threshold = 1, rep_stosb_threshold = 1 }, string_kernel.copy, string_kernel.fill)
   end
-  add("libc", { kernel = "libc" }, "libc")
+  for _, k in ipairs(avxbuf.kernels()) do
+    if k.role == "libc" then add(k.name, { kernel = "libc" }, k.name) end
+  end
   return list
 end
 

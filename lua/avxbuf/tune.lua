@@ -33,12 +33,17 @@ local function sizes(from, to)
   return t
 end
 
-local function available(name)
+-- The name of a kernel this CPU runs whose avxbuf.kernels() entry has these
+-- fields, or nil: tune knows kernels by what they are, not by name.
+local function kernel_with(fields)
   for _, k in ipairs(avxbuf.kernels()) do
-    if k.name == name then return k.available end
+    local match = k.available
+    for f, v in pairs(fields) do match = match and k[f] == v end
+    if match then return k.name end
   end
-  return false
 end
+local STRING_COPY, STRING_ZERO = { role = "string", op = "copy" }, { role = "string", op = "fill" }
+local ZMM, YMM3 = { role = "temporal", use_avx = 3, vector_bits = 512 }, { role = "temporal", use_avx = 3, vector_bits = 256 }
 
 -- Whether the plan's vector family has a streaming kernel of its own.
 local function has_streaming()
@@ -123,8 +128,8 @@ end
 local CROSSOVERS = {
   {
     name = "rep_movsb", op = "copy", rounds = 7, sizes = sizes(2 * KiB, 4 * MiB), weight = 2,
-    applies = function(cfg) return available("rep_movsb") and cfg.kernel ~= "libc" end,
-    candidate = function() return "rep_movsb" end,
+    applies = function(cfg) return kernel_with(STRING_COPY) and cfg.kernel ~= "libc" end,
+    candidate = function() return kernel_with(STRING_COPY) end,
     decide = function(r, cfg, set)
       local a, b = winning_run(r.verdict)
       if a then
@@ -142,8 +147,8 @@ local CROSSOVERS = {
   },
   {
     name = "rep_stosb", op = "zero", rounds = 7, sizes = sizes(2 * KiB, 4 * MiB), weight = 2,
-    applies = function(cfg) return available("rep_stosb") and cfg.kernel ~= "libc" end,
-    candidate = function() return "rep_stosb" end,
+    applies = function(cfg) return kernel_with(STRING_ZERO) and cfg.kernel ~= "libc" end,
+    candidate = function() return kernel_with(STRING_ZERO) end,
     decide = function(r, cfg, set)
       local a, b = winning_run(r.verdict)
       if a and b == #r.sizes then
@@ -162,10 +167,10 @@ local CROSSOVERS = {
   },
   {
     name = "avx3", op = "copy", rounds = 7, sizes = sizes(256, 64 * KiB), weight = 1,
-    applies = function(cfg) return cfg.use_avx == 3 and cfg.max_vector_size == 64 and available("avx512") end,
-    candidate = function() return "avx512" end,
+    applies = function(cfg) return cfg.use_avx == 3 and cfg.max_vector_size == 64 and kernel_with(ZMM) end,
+    candidate = function() return kernel_with(ZMM) end,
     -- against the 32-byte family, whatever avx3_threshold now is
-    base = "avx512_256",
+    base = kernel_with(YMM3),
     decide = function(r, _, set)
       local i = lasting_win(r)
       if not i then return "64-byte vectors never faster beyond the noise", "kept" end

@@ -8,7 +8,8 @@
 
 #define KNAME avx
 #define KTARGET __attribute__((target("avx")))
-#define KISA AVXBUF_ISA("avx")
+#define KNEEDS AVXBUF_FEATURE(F_AVX)
+#define KLEVEL 1
 
 /* AVX has no 256-bit byte compare: two 128-bit ones (VEX-encoded, so no
  * SSE/AVX transition). */

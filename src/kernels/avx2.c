@@ -5,7 +5,8 @@
 
 #define KNAME avx2
 #define KTARGET __attribute__((target("avx2")))
-#define KISA AVXBUF_ISA("avx", "avx2")
+#define KNEEDS (AVXBUF_FEATURE(F_AVX) | AVXBUF_FEATURE(F_AVX2))
+#define KLEVEL 2
 #include "ymm.h"
 #include "vec_template.h"
 #endif /* AVXBUF_X86 */

@@ -25,14 +25,15 @@
 #define AVX512_TARGET_256 __attribute__((target("avx512f,avx512bw,avx512vl,tune=skylake-avx512")))
 #define AVX2_TARGET __attribute__((target("avx2")))
 #endif
-#define AVX512_ISA AVXBUF_ISA("avx512f", "avx512bw", "avx512vl")
+#define AVX512_NEEDS (AVXBUF_FEATURE(F_AVX512F) | AVXBUF_FEATURE(F_AVX512BW) | AVXBUF_FEATURE(F_AVX512VL))
 
 /* Tuned for Skylake-SP, which prefers 256-bit vectors: without it, clang 14
  * merges adjacent ymm moves into zmm ones in functions that may use
  * AVX-512F, and this family would run 512-bit instructions (make audit). */
 #define KNAME avx512_256
 #define KTARGET AVX512_TARGET_256
-#define KISA AVX512_ISA
+#define KNEEDS AVX512_NEEDS
+#define KLEVEL 3
 /* Search, both ways and in both families, is this 32-byte code with VEX
  * encodings only: allowed EVEX compares, clang -O1 put their operands in
  * ymm16-31, which vzeroupper does not clean (make audit), and a read-only
@@ -43,7 +44,8 @@
 
 #define KNAME avx512
 #define KTARGET AVX512_TARGET
-#define KISA AVX512_ISA
+#define KNEEDS AVX512_NEEDS
+#define KLEVEL 3
 #define VEC_SIZE 64
 #define vec_t __m512i
 #define V_LOADU(p) _mm512_loadu_si512((const void *)(p))

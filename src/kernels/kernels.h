@@ -1,11 +1,13 @@
 /* Kernel interface: every kernel is a memmove (copy), a memset (fill) and
  * a search each way (find, rfind). No Lua here; dispatch.c chooses among
- * these. */
+ * these by the fields below, never by name. */
 #ifndef AVXBUF_KERNELS_H
 #define AVXBUF_KERNELS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "../arch.h"
+#include "../cpu.h"
 
 typedef void (*avxbuf_copy_fn)(void *dst, const void *src, size_t n);
 typedef void (*avxbuf_fill_fn)(void *dst, int byte, size_t n);
@@ -15,45 +17,51 @@ typedef const unsigned char *(*avxbuf_find_fn)(const unsigned char *hay, size_t 
 /* The last occurrence: the last p with p + m <= hay + n, or NULL. */
 typedef avxbuf_find_fn avxbuf_rfind_fn;
 
-/* A kernel called NAME has its code in functions NAME_copy, NAME_fill,
- * NAME_find and NAME_rfind (each may be another kernel's, as rep_movsb's
- * fill is libc's and the _nt kernels' searches are their temporal twin's):
- * `make audit` finds them by these names and checks their instructions
- * against the three fields after the function pointers, which
- * avxbuf.kernels() reports. lua/avxbuf/ffi.lua mirrors name, copy and fill
- * only. */
+/* What a kernel is for, which decides where dispatch may use it. */
+typedef enum avxbuf_kernel_role {
+  KR_TEMPORAL,      /* a vector family: every size, any overlap */
+  KR_STREAMING,     /* its twin that streams disjoint ranges (non-temporal stores, then sfence) */
+  KR_STRING_COPY,   /* a string instruction (ERMS) for copies; its other operations are libc's */
+  KR_STRING_FILL,   /* the same for zero and fill */
+  KR_LIBC           /* the C library: every build has it, the fallback of every rule */
+} avxbuf_kernel_role;
+
+/* One bit per avxbuf_feature (cpu.h). */
+#define AVXBUF_FEATURE(f) ((uint32_t)1 << (f))
+
+/* A kernel called NAME is the object avxbuf_k_NAME, defined in its own file
+ * and listed once in registry.c; its code is in functions NAME_copy,
+ * NAME_fill, NAME_find and NAME_rfind (each may be another kernel's, as
+ * rep_movsb's fill is libc's and the streaming kernels' searches are their
+ * temporal twin's). `make audit` finds them by these names and checks their
+ * instructions against needs, vector_bits and role, which avxbuf.kernels()
+ * reports. */
 typedef struct avxbuf_kernel {
   const char *name;     /* as reported by avxbuf.kernel() */
   avxbuf_copy_fn copy;  /* memmove semantics: any overlap is safe */
   avxbuf_fill_fn fill;
   avxbuf_find_fn find;
   avxbuf_rfind_fn rfind;
-  const char *const *isa;  /* CPUID features it needs, NULL-terminated */
+  uint32_t needs;       /* AVXBUF_FEATURE bits: CPUID features beyond x86-64's baseline */
+  int level;            /* the use_avx level of its vector family (0-3), or -1 */
   int vector_bits;      /* widest register its own code touches: 0, 128, 256, 512;
                            -1 when the C library decides */
-  int streaming;        /* non-temporal stores for disjoint ranges, then sfence */
+  avxbuf_kernel_role role;
 } avxbuf_kernel;
 
-/* An isa list: AVXBUF_ISA("avx", "avx2"). */
-#define AVXBUF_ISA(...) ((const char *const[]){ __VA_ARGS__, NULL })
+/* The registry (registry.c): every kernel in this binary, NULL-terminated,
+ * in the order avxbuf.kernels() lists them. */
+extern const avxbuf_kernel *const avxbuf_kernel_list[];
 
-#ifdef AVXBUF_X86
-/* One family per vector ISA; each has a temporal and a non-temporal
- * variant (the _nt one streams only when the ranges do not overlap). */
-extern const avxbuf_kernel avxbuf_k_sse2, avxbuf_k_sse2_nt;
-extern const avxbuf_kernel avxbuf_k_avx, avxbuf_k_avx_nt;
-extern const avxbuf_kernel avxbuf_k_avx2, avxbuf_k_avx2_nt;
-extern const avxbuf_kernel avxbuf_k_avx512_256, avxbuf_k_avx512_256_nt;
-extern const avxbuf_kernel avxbuf_k_avx512, avxbuf_k_avx512_nt;
-/* String instructions (ERMS/FSRM) and the C library baseline. */
-extern const avxbuf_kernel avxbuf_k_rep_movsb, avxbuf_k_rep_stosb;
-#else
-/* No string instructions here: their thresholds resolve to never, and the
- * dispatcher's references land on the C library. */
-#define avxbuf_k_rep_movsb avxbuf_k_libc
-#define avxbuf_k_rep_stosb avxbuf_k_libc
-#endif
-extern const avxbuf_kernel avxbuf_k_libc;
+/* The kernel of a role with that register width, of the highest vector
+ * level up to `level` (the 32-byte family at use_avx=3 is AVX-512's own);
+ * NULL when this binary has none. */
+const avxbuf_kernel *avxbuf_kernel_family(int level, int bits, avxbuf_kernel_role role);
+/* The first kernel of a role, or NULL. */
+const avxbuf_kernel *avxbuf_kernel_of_role(avxbuf_kernel_role role);
+
+/* The C library's functions, which other kernels use for what they leave
+ * to it. */
 void avxbuf_libc_copy(void *dst, const void *src, size_t n);
 void avxbuf_libc_fill(void *dst, int byte, size_t n);
 const unsigned char *avxbuf_libc_find(const unsigned char *hay, size_t n, const unsigned char *needle, size_t m);

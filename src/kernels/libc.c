@@ -93,4 +93,4 @@ const unsigned char *avxbuf_libc_rfind(const unsigned char *hay, size_t n, const
 }
 
 const avxbuf_kernel avxbuf_k_libc = {
-  "libc", avxbuf_libc_copy, avxbuf_libc_fill, avxbuf_libc_find, avxbuf_libc_rfind, (const char *const[]){ NULL }, -1, 0 };
+  "libc", avxbuf_libc_copy, avxbuf_libc_fill, avxbuf_libc_find, avxbuf_libc_rfind, 0, -1, -1, KR_LIBC };

@@ -5,7 +5,8 @@
 
 #define KNAME sse2
 #define KTARGET
-#define KISA AVXBUF_ISA("sse2")
+#define KNEEDS 0   /* the x86-64 baseline */
+#define KLEVEL 0
 #define VEC_SIZE 16
 #define vec_t __m128i
 #define V_LOADU(p) _mm_loadu_si128((const __m128i *)(const void *)(p))

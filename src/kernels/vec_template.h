@@ -3,7 +3,8 @@
  * defines, for one family:
  *   KNAME                 identifier: kernels avxbuf_k_KNAME and avxbuf_k_KNAME_nt
  *   KTARGET               function attribute enabling the ISA (or nothing)
- *   KISA                  the CPUID features that ISA needs (avxbuf_kernel.isa)
+ *   KNEEDS                the CPUID features that ISA needs (AVXBUF_FEATURE bits)
+ *   KLEVEL                the use_avx level whose family this is
  *   VEC_SIZE, vec_t       vector width in bytes and its type
  *   V_LOADU, V_STOREU, V_STOREA, V_STREAM, V_SET1
  *   V_EQMASK(a, b)        one bit per equal byte of a and b, in a uint64_t
@@ -250,13 +251,14 @@ static const unsigned char *KFN(_rfind)(const unsigned char *hay, size_t n, cons
 #endif
 
 const avxbuf_kernel KCAT(avxbuf_k_, KNAME) = {
-  KSTR(KNAME), KFN(_copy), KFN(_fill), KFIND, KRFIND, KISA, 8 * VEC_SIZE, 0 };
+  KSTR(KNAME), KFN(_copy), KFN(_fill), KFIND, KRFIND, KNEEDS, KLEVEL, 8 * VEC_SIZE, KR_TEMPORAL };
 const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
-  KSTR(KNAME) "_nt", KFN(_nt_copy), KFN(_nt_fill), KFIND, KRFIND, KISA, 8 * VEC_SIZE, 1 };
+  KSTR(KNAME) "_nt", KFN(_nt_copy), KFN(_nt_fill), KFIND, KRFIND, KNEEDS, KLEVEL, 8 * VEC_SIZE, KR_STREAMING };
 
 #undef KNAME
 #undef KTARGET
-#undef KISA
+#undef KNEEDS
+#undef KLEVEL
 #undef VEC_SIZE
 #undef vec_t
 #undef V_LOADU
