@@ -58,10 +58,7 @@ end
 function TestCounters.test_licence_events_follow_the_cpu()
   local cpu = avxbuf.cpu()
   local t, cfg = events.resolve("core_power.lvl1_turbo_license", cpu)
-  local licence_cpu = cpu.vendor == "GenuineIntel" and cpu.family == 6
-    and ({ [0x55] = true, [0x6A] = true, [0x6C] = true, [0x7D] = true, [0x7E] = true,
-           [0x8C] = true, [0x8D] = true, [0xA7] = true })[cpu.model]
-  if licence_cpu then
+  if cpu.licence_events then
     lu.assertEquals({ t, cfg }, { 4, 0x1828 })
   else
     lu.assertNil(t)
@@ -74,6 +71,10 @@ function TestCounters.test_licence_events_follow_the_cpu()
   local icl = avxbuf.decide { vendor = "GenuineIntel", leaf1_eax = 0x000706E5 }
   lu.assertEquals({ events.resolve("core_power.lvl0_turbo_license", icl) }, { 4, 0x0728 })
   lu.assertNil((events.resolve("core_power.throttle", icl)))
+  -- Cannon Lake: AVX-512 lowers its licence too, but no event list is published
+  local cnl = avxbuf.decide { vendor = "GenuineIntel", leaf1_eax = 0x00060663 }
+  lu.assertEquals(cnl.rule, "licence-mild")
+  lu.assertNil((events.resolve("core_power.lvl0_turbo_license", cnl)))
   local zen = avxbuf.decide { vendor = "AuthenticAMD", leaf1_eax = 0x00A00F11 }
   lu.assertNil((events.resolve("core_power.lvl1_turbo_license", zen)))
   lu.assertEquals({ events.resolve("r1828", zen) }, { 4, 0x1828 })

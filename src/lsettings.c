@@ -58,7 +58,8 @@ static const field decision_fields[] = {
   FIELD(avxbuf_defaults, FT_LLONG, avx3_threshold), FIELD(avxbuf_defaults, FT_LLONG, rep_movsb_threshold),
   FIELD(avxbuf_defaults, FT_LLONG, rep_movsb_stop_threshold), FIELD(avxbuf_defaults, FT_STR, thresholds_source),
   FIELD(avxbuf_defaults, FT_LLONG, rep_stosb_threshold), FIELD(avxbuf_defaults, FT_LLONG, nontemporal_threshold),
-  FIELD(avxbuf_defaults, FT_STR, uarch), FIELD(avxbuf_defaults, FT_STR, rule),
+  FIELD(avxbuf_defaults, FT_STR, uarch), FIELD(avxbuf_defaults, FT_STR, licence_events),
+  FIELD(avxbuf_defaults, FT_STR, rule),
   FIELD(avxbuf_defaults, FT_STR, source), FIELD(avxbuf_defaults, FT_CHARS, reason),
 };
 

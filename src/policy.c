@@ -43,61 +43,71 @@ static const struct rule {
  * window measured on that processor. */
 typedef enum { S_VENDOR, S_FSRM_TO_L2 } strings_id;
 
+/* Which turbo-licence counters the core's PMU has (intel/perfmon; Linux
+ * tools/perf/pmu-events/arch/x86): core_power.lvl{0,1,2}_turbo_license on
+ * Skylake-SP to Rocket Lake, and core_power.throttle on Skylake-SP's die
+ * only. Cannon Lake has no published event list. */
+typedef enum { LE_NONE, LE_LEVELS, LE_LEVELS_THROTTLE } licence_events_id;
+static const char *const licence_event_sets[] = { NULL, "levels", "levels,throttle" };
+
 typedef struct {
   avxbuf_vendor vendor;
   unsigned family, model_lo, model_hi, stepping_lo, stepping_hi;
   const char *uarch;
   rule_id rule;
   strings_id strings;
+  licence_events_id licence_events;
 } cpu_row;
 
-/* First match wins. Intel display models from Linux intel-family.h; AMD
+/* First match wins: the one list of models avxbuf knows, licence-affected
+ * ones included. Intel display models from Linux intel-family.h; AMD
  * family/model ranges from AMD's revision guides. */
 static const cpu_row cpu_table[] = {
-  { V_INTEL, 6, 0x55, 0x55, 0, 4, "Skylake-SP/X", R_LICENCE_SEVERE, S_VENDOR },
-  { V_INTEL, 6, 0x55, 0x55, 5, 7, "Cascade Lake", R_LICENCE_SEVERE, S_VENDOR },
-  { V_INTEL, 6, 0x55, 0x55, 10, 11, "Cooper Lake", R_LICENCE_SEVERE, S_VENDOR },
-  { V_INTEL, 6, 0x55, 0x55, 0, 15, "Skylake-SP family (unlisted stepping)", R_LICENCE_SEVERE, S_VENDOR },
-  { V_INTEL, 6, 0x66, 0x66, 0, 15, "Cannon Lake", R_LICENCE_MILD, S_VENDOR },
-  { V_INTEL, 6, 0x6A, 0x6A, 0, 15, "Ice Lake-SP", R_LICENCE_MILD, S_VENDOR },
-  { V_INTEL, 6, 0x6C, 0x6C, 0, 15, "Ice Lake-D", R_LICENCE_MILD, S_VENDOR },
-  { V_INTEL, 6, 0x7D, 0x7E, 0, 15, "Ice Lake", R_LICENCE_MILD, S_VENDOR },
-  { V_INTEL, 6, 0x8C, 0x8D, 0, 15, "Tiger Lake", R_LICENCE_MILD, S_VENDOR },
-  { V_INTEL, 6, 0xA7, 0xA7, 0, 15, "Rocket Lake", R_LICENCE_MILD, S_VENDOR },
-  { V_INTEL, 6, 0x8F, 0x8F, 0, 15, "Sapphire Rapids", R_NO_DROP, S_VENDOR },
-  { V_INTEL, 6, 0xCF, 0xCF, 0, 15, "Emerald Rapids", R_NO_DROP, S_VENDOR },
-  { V_INTEL, 6, 0xAD, 0xAE, 0, 15, "Granite Rapids", R_NO_DROP, S_VENDOR },
-  { V_INTEL, 6, 0x57, 0x57, 0, 15, "Knights Landing", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0x85, 0x85, 0, 15, "Knights Mill", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0x2A, 0x2A, 0, 15, "Sandy Bridge", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0x2D, 0x2D, 0, 15, "Sandy Bridge-E", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0x3A, 0x3A, 0, 15, "Ivy Bridge", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0x3E, 0x3E, 0, 15, "Ivy Bridge-E", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0x3C, 0x3C, 0, 15, "Haswell", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0x3F, 0x3F, 0, 15, "Haswell-E", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0x45, 0x46, 0, 15, "Haswell", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0x3D, 0x3D, 0, 15, "Broadwell", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0x47, 0x47, 0, 15, "Broadwell", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0x4F, 0x4F, 0, 15, "Broadwell-E", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0x56, 0x56, 0, 15, "Broadwell-D", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0x4E, 0x4E, 0, 15, "Skylake", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0x5E, 0x5E, 0, 15, "Skylake", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0x8E, 0x8E, 0, 15, "Kaby/Coffee/Whiskey Lake", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0x9E, 0x9E, 0, 15, "Kaby/Coffee Lake", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0xA5, 0xA6, 0, 15, "Comet Lake", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0x97, 0x97, 0, 15, "Alder Lake", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0x9A, 0x9A, 0, 15, "Alder Lake", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0xB7, 0xB7, 0, 15, "Raptor Lake", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0xBA, 0xBA, 0, 15, "Raptor Lake", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0xBF, 0xBF, 0, 15, "Raptor Lake", R_BEST, S_VENDOR },
-  { V_INTEL, 6, 0xAA, 0xAC, 0, 15, "Meteor Lake", R_BEST, S_VENDOR },
-  { V_AMD, 0x17, 0x00, 0x2F, 0, 15, "Zen/Zen+", R_BEST, S_VENDOR },
-  { V_AMD, 0x17, 0x30, 0xFF, 0, 15, "Zen 2", R_BEST, S_VENDOR },
-  { V_AMD, 0x19, 0x10, 0x1F, 0, 15, "Zen 4", R_NO_DROP, S_VENDOR },
-  { V_AMD, 0x19, 0x60, 0x7F, 0, 15, "Zen 4", R_NO_DROP, S_VENDOR },
-  { V_AMD, 0x19, 0xA0, 0xAF, 0, 15, "Zen 4", R_NO_DROP, S_VENDOR },
-  { V_AMD, 0x19, 0x00, 0xFF, 0, 15, "Zen 3", R_BEST, S_VENDOR },
-  { V_AMD, 0x1A, 0x00, 0xFF, 0, 15, "Zen 5", R_NO_DROP, S_FSRM_TO_L2 },
+  { V_INTEL, 6, 0x55, 0x55, 0, 4, "Skylake-SP/X", R_LICENCE_SEVERE, S_VENDOR, LE_LEVELS_THROTTLE },
+  { V_INTEL, 6, 0x55, 0x55, 5, 7, "Cascade Lake", R_LICENCE_SEVERE, S_VENDOR, LE_LEVELS_THROTTLE },
+  { V_INTEL, 6, 0x55, 0x55, 10, 11, "Cooper Lake", R_LICENCE_SEVERE, S_VENDOR, LE_LEVELS_THROTTLE },
+  { V_INTEL, 6, 0x55, 0x55, 0, 15, "Skylake-SP family (unlisted stepping)", R_LICENCE_SEVERE, S_VENDOR,
+    LE_LEVELS_THROTTLE },
+  { V_INTEL, 6, 0x66, 0x66, 0, 15, "Cannon Lake", R_LICENCE_MILD, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x6A, 0x6A, 0, 15, "Ice Lake-SP", R_LICENCE_MILD, S_VENDOR, LE_LEVELS },
+  { V_INTEL, 6, 0x6C, 0x6C, 0, 15, "Ice Lake-D", R_LICENCE_MILD, S_VENDOR, LE_LEVELS },
+  { V_INTEL, 6, 0x7D, 0x7E, 0, 15, "Ice Lake", R_LICENCE_MILD, S_VENDOR, LE_LEVELS },
+  { V_INTEL, 6, 0x8C, 0x8D, 0, 15, "Tiger Lake", R_LICENCE_MILD, S_VENDOR, LE_LEVELS },
+  { V_INTEL, 6, 0xA7, 0xA7, 0, 15, "Rocket Lake", R_LICENCE_MILD, S_VENDOR, LE_LEVELS },
+  { V_INTEL, 6, 0x8F, 0x8F, 0, 15, "Sapphire Rapids", R_NO_DROP, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0xCF, 0xCF, 0, 15, "Emerald Rapids", R_NO_DROP, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0xAD, 0xAE, 0, 15, "Granite Rapids", R_NO_DROP, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x57, 0x57, 0, 15, "Knights Landing", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x85, 0x85, 0, 15, "Knights Mill", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x2A, 0x2A, 0, 15, "Sandy Bridge", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x2D, 0x2D, 0, 15, "Sandy Bridge-E", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x3A, 0x3A, 0, 15, "Ivy Bridge", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x3E, 0x3E, 0, 15, "Ivy Bridge-E", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x3C, 0x3C, 0, 15, "Haswell", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x3F, 0x3F, 0, 15, "Haswell-E", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x45, 0x46, 0, 15, "Haswell", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x3D, 0x3D, 0, 15, "Broadwell", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x47, 0x47, 0, 15, "Broadwell", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x4F, 0x4F, 0, 15, "Broadwell-E", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x56, 0x56, 0, 15, "Broadwell-D", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x4E, 0x4E, 0, 15, "Skylake", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x5E, 0x5E, 0, 15, "Skylake", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x8E, 0x8E, 0, 15, "Kaby/Coffee/Whiskey Lake", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x9E, 0x9E, 0, 15, "Kaby/Coffee Lake", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0xA5, 0xA6, 0, 15, "Comet Lake", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x97, 0x97, 0, 15, "Alder Lake", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0x9A, 0x9A, 0, 15, "Alder Lake", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0xB7, 0xB7, 0, 15, "Raptor Lake", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0xBA, 0xBA, 0, 15, "Raptor Lake", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0xBF, 0xBF, 0, 15, "Raptor Lake", R_BEST, S_VENDOR, LE_NONE },
+  { V_INTEL, 6, 0xAA, 0xAC, 0, 15, "Meteor Lake", R_BEST, S_VENDOR, LE_NONE },
+  { V_AMD, 0x17, 0x00, 0x2F, 0, 15, "Zen/Zen+", R_BEST, S_VENDOR, LE_NONE },
+  { V_AMD, 0x17, 0x30, 0xFF, 0, 15, "Zen 2", R_BEST, S_VENDOR, LE_NONE },
+  { V_AMD, 0x19, 0x10, 0x1F, 0, 15, "Zen 4", R_NO_DROP, S_VENDOR, LE_NONE },
+  { V_AMD, 0x19, 0x60, 0x7F, 0, 15, "Zen 4", R_NO_DROP, S_VENDOR, LE_NONE },
+  { V_AMD, 0x19, 0xA0, 0xAF, 0, 15, "Zen 4", R_NO_DROP, S_VENDOR, LE_NONE },
+  { V_AMD, 0x19, 0x00, 0xFF, 0, 15, "Zen 3", R_BEST, S_VENDOR, LE_NONE },
+  { V_AMD, 0x1A, 0x00, 0xFF, 0, 15, "Zen 5", R_NO_DROP, S_FSRM_TO_L2, LE_NONE },
 };
 
 static const cpu_row *find_row(const avxbuf_cpu *cpu)
@@ -187,6 +197,7 @@ void avxbuf_policy(const avxbuf_cpu *cpu, avxbuf_defaults *out)
   out->vector_zeroing = rule->vector_zeroing;
   out->avx3_threshold = rule->avx3_threshold;
   out->uarch = row ? row->uarch : "unknown";
+  out->licence_events = licence_event_sets[row ? row->licence_events : LE_NONE];
   out->rule = rule->name;
   out->source = rule->source;
   thresholds(cpu, row, out);

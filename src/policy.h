@@ -13,6 +13,7 @@ typedef struct avxbuf_defaults {
   long long rep_movsb_threshold, rep_movsb_stop_threshold, rep_stosb_threshold, nontemporal_threshold;
   const char *thresholds_source;   /* where the string-instruction thresholds come from */
   const char *uarch;           /* "Cascade Lake", ... or "unknown" */
+  const char *licence_events;  /* the turbo-licence counters it has: "levels", "levels,throttle" or NULL */
   const char *rule;            /* the policy row that decided */
   const char *source;          /* where that row's evidence is */
   char reason[320];            /* one sentence for people */

@@ -20,46 +20,27 @@ local LVL = {
   ["core_power.lvl2_turbo_license"] = 0x2028,
 }
 
--- Which Intel family-6 models have which licence events.
-M.licence = {
-  { uarch = "Skylake-SP/X, Cascade Lake, Cooper Lake", models = { 0x55 },
-    events = { LVL, { ["core_power.throttle"] = 0x4028 } } },
-  { uarch = "Ice Lake, Tiger Lake, Rocket Lake", models = { 0x6A, 0x6C, 0x7D, 0x7E, 0x8C, 0x8D, 0xA7 },
-    events = { LVL } },
-}
+-- The licence events by the set avxbuf's policy names for a CPU
+-- (avxbuf.cpu().licence_events): the list of which models have which is
+-- src/policy.c's table, not here.
+local THROTTLE = { ["core_power.throttle"] = 0x4028 }
+local SETS = { levels = { LVL }, ["levels,throttle"] = { LVL, THROTTLE } }
 
-local function licence_row(cpu)
-  if cpu.vendor ~= "GenuineIntel" or cpu.family ~= 6 then return nil end
-  for _, row in ipairs(M.licence) do
-    for _, m in ipairs(row.models) do
-      if m == cpu.model then return row end
-    end
-  end
-end
-
-local function licence_encoding(row, name)
-  for _, t in ipairs(row and row.events or {}) do
+local function licence_encoding(cpu, name)
+  for _, t in ipairs(SETS[cpu.licence_events] or {}) do
     if t[name] then return t[name] end
   end
 end
 
 local function known_licence_event(name)
-  for _, row in ipairs(M.licence) do
-    if licence_encoding(row, name) then return true end
-  end
+  return LVL[name] or THROTTLE[name]
 end
 
 function M.known()
   local list = {}
   for name in pairs(M.generic) do list[#list + 1] = name end
-  for _, row in ipairs(M.licence) do
-    for _, t in ipairs(row.events) do
-      for name in pairs(t) do
-        local seen = false
-        for _, l in ipairs(list) do seen = seen or l == name end
-        if not seen then list[#list + 1] = name end
-      end
-    end
+  for _, t in ipairs(SETS["levels,throttle"]) do
+    for name in pairs(t) do list[#list + 1] = name end
   end
   table.sort(list)
   list[#list + 1] = "rXXXX (raw EventSel | UMask << 8, hex)"
@@ -75,12 +56,11 @@ function M.resolve(name, cpu)
   local raw = name:match("^r(%x+)$")
   if raw then return RAW, tonumber(raw, 16) end
   if known_licence_event(name) then
-    local code = licence_encoding(licence_row(cpu), name)
+    local code = licence_encoding(cpu, name)
     if code then return RAW, code end
-    return nil, string.format("not an event of this CPU (%s family %d model 0x%02X): %s exists on %s",
-      cpu.vendor, cpu.family, cpu.model, name,
-      name == "core_power.throttle" and M.licence[1].uarch
-        or M.licence[1].uarch .. "; " .. M.licence[2].uarch)
+    return nil, string.format("not an event of this CPU (%s family %d model 0x%02X, %s): %s is one of the "
+      .. "turbo-licence counters, which avxbuf knows on Intel Skylake-SP to Rocket Lake (avxbuf.cpu().licence_events)",
+      cpu.vendor, cpu.family, cpu.model, cpu.uarch or "unknown", name)
   end
   error(string.format("unknown event '%s'; known: %s", name, table.concat(M.known(), ", ")), 2)
 end

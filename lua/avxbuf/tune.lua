@@ -43,7 +43,8 @@ local function kernel_with(fields)
   end
 end
 local STRING_COPY, STRING_ZERO = { role = "string", op = "copy" }, { role = "string", op = "fill" }
-local ZMM, YMM3 = { role = "temporal", use_avx = 3, vector_bits = 512 }, { role = "temporal", use_avx = 3, vector_bits = 256 }
+local ZMM = { role = "temporal", use_avx = 3, vector_bits = 512 }
+local YMM3 = { role = "temporal", use_avx = 3, vector_bits = 256 }   -- AVX-512's own 32-byte family
 
 -- Whether the plan's vector family has a streaming kernel of its own.
 local function has_streaming()
