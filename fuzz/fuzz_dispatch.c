@@ -1,5 +1,6 @@
 /* libFuzzer: the dispatching entry points every caller uses, avxbuf_copy and
- * avxbuf_fill (dispatch.h), against a byte-wise reference: their inline
+ * avxbuf_fill (dispatch.h), and the searches avxbuf_pick_find gives
+ * buf:find and buf:rfind, against a byte-wise reference: their inline
  * moves up to 16 bytes, the small kernel called through the plan, and the
  * picks above it (fuzz_kernels.c calls the picked kernel itself, past the
  * inline path). Sizes cluster around AVXBUF_INLINE_MAX; each threshold is
@@ -36,12 +37,39 @@ enum { H_OP, H_KNOBS, H_AVX3, H_MOVSB, H_MOVSB_STOP, H_STOSB, H_NT, H_N, H_N2, H
 #define OP_SMALL 4         /* n up to AVXBUF_INLINE_MAX + 16 */
 #define OP_NEAR 8          /* the source within 128 bytes of the destination */
 #define OP_FILL_BYTE 16    /* a fill of H_BYTE, not zero */
+#define OP_FIND 32         /* a search of the bytes at d for the 1 + H_BYTE % 64 at s: no copy or fill */
+#define OP_REVERSE 64      /* the search from the end (rfind) */
 
 /* 0xFF: the default; else 0..127, or that times 128 with the top bit. */
 static long long threshold(uint8_t b)
 {
   if (b == 0xFF) return AVXBUF_UNSET;
   return b & 0x80 ? (b & 0x7F) * 128LL : b;
+}
+
+/* The plan's search for the m bytes at needle (at most room of them) in
+ * hay[0..n), each in a block of its own, so that ASan sees a read past
+ * either, against the first (last) match a byte loop finds. */
+static void search(const avxbuf_plan *p, int reverse, const unsigned char *hay, size_t n,
+                   const unsigned char *needle, size_t room, size_t m)
+{
+  if (m > room) m = room;
+  if (m > n) return;   /* the kernels' contract: 1 <= m <= n */
+  unsigned char *h = malloc(n), *nd = malloc(m);
+  memcpy(h, hay, n);
+  memcpy(nd, needle, m);
+  const unsigned char *want = NULL;
+  for (size_t i = 0; i + m <= n; i++) {
+    if (memcmp(h + i, nd, m) == 0) {
+      want = h + i;
+      if (!reverse) break;
+    }
+  }
+  const avxbuf_kernel *k = avxbuf_pick_find(p, n);
+  const unsigned char *got = reverse ? k->rfind(h, n, nd, m) : k->find(h, n, nd, m);
+  free(h);
+  free(nd);
+  if (got != want) abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -78,7 +106,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (left) memcpy(arena + s, in, left < n ? left : n);
   memcpy(expect, arena, ARENA);
 
-  if (op & OP_COPY) {
+  if (op & OP_FIND) {
+    search(&st.plan, op & OP_REVERSE, arena + d, n, arena + s, ARENA - s, 1 + (size_t)h[H_BYTE] % 64);
+  } else if (op & OP_COPY) {
     const unsigned char *src = arena + s, *ref = expect + s;
     unsigned char *block = NULL;
     if (op & OP_HEAP_SOURCE) {
