@@ -176,8 +176,14 @@ int main(int argc, char **argv)
   }
   /* The string instructions: rep movsb for copies, rep stosb for zero and
    * fill (their find is the C library's). */
-  const avxbuf_kernel *movsb = avxbuf_kernel_of_role(KR_STRING_COPY), *stosb = avxbuf_kernel_of_role(KR_STRING_FILL);
-  if (movsb && stosb && avxbuf_kernel_available(movsb) && avxbuf_kernel_available(stosb))
+  const avxbuf_kernel *movsb = NULL, *stosb = NULL;
+  for (int i = 0; avxbuf_kernel_list[i]; i++) {
+    const avxbuf_kernel *k = avxbuf_kernel_list[i];
+    if (!avxbuf_kernel_available(k)) continue;
+    if (k->role == KR_STRING_COPY && !movsb) movsb = k;
+    if (k->role == KR_STRING_FILL && !stosb) stosb = k;
+  }
+  if (movsb && stosb)
     rows[nrows++] = (timed){ "rep", movsb, stosb };
   libc_row = nrows;
   rows[nrows++] = (timed){ "libc", &libc_direct, NULL };

@@ -33,31 +33,57 @@ static uint32_t features_of(const avxbuf_cpu *cpu)
   return bits;
 }
 
-int avxbuf_kernel_available(const avxbuf_kernel *k)
+/* Whether machine m can run k: the CPU has the features it needs and the OS
+ * saves the registers of its level (max_use_avx says both); the emulated
+ * AVX-512 kernels are SIMDe's plain C. */
+static int runs_on(const avxbuf_kernel *k, const avxbuf_machine *m)
 {
-  const avxbuf_machine *m = avxbuf_machine_get();
-  /* The emulated AVX-512 kernels are SIMDe's plain C. */
   if (k->level == 3 && m->emulated) return 1;
-  /* max_use_avx also says whether the OS saves those registers (XCR0). */
   return k->level <= m->cpu->max_use_avx && (k->needs & ~features_of(m->cpu)) == 0;
 }
 
-/* The family for a level and register width (width <= the level's): the
- * C library's where this binary has no vector kernels. */
-static avxbuf_family family(long long use_avx, long long width)
+int avxbuf_kernel_available(const avxbuf_kernel *k)
 {
-  const avxbuf_kernel *k = avxbuf_kernel_family((int)use_avx, (int)(8 * width), KR_TEMPORAL);
-  const avxbuf_kernel *k_nt = avxbuf_kernel_family((int)use_avx, (int)(8 * width), KR_STREAMING);
-  if (k == NULL || k_nt == NULL) k = k_nt = avxbuf_kernel_of_role(KR_LIBC);
+  return runs_on(k, avxbuf_machine_get());
+}
+
+/* The kernel of a role and register width (0: any) of the highest level up
+ * to `level` that m runs, the first listed among equals; NULL if none. */
+static const avxbuf_kernel *best_of(const avxbuf_machine *m, avxbuf_kernel_role role, int level, int bits)
+{
+  const avxbuf_kernel *best = NULL;
+  for (int i = 0; avxbuf_kernel_list[i]; i++) {
+    const avxbuf_kernel *k = avxbuf_kernel_list[i];
+    if (k->role == role && (bits == 0 || k->vector_bits == bits) && k->level <= level && runs_on(k, m)
+        && (best == NULL || k->level > best->level))
+      best = k;
+  }
+  return best;
+}
+
+/* The C library's kernel: every binary has it, and every rule falls back
+ * on it (no vector kernels, no string instructions outside x86). */
+static const avxbuf_kernel *libc_kernel(const avxbuf_machine *m)
+{
+  return best_of(m, KR_LIBC, -1, 0);
+}
+
+/* The family for a level and register width (width <= the level's): the
+ * 32-byte family at use_avx=3 is AVX-512's own, at 2 AVX2's. */
+static avxbuf_family family(const avxbuf_machine *m, long long use_avx, long long width)
+{
+  const avxbuf_kernel *k = best_of(m, KR_TEMPORAL, (int)use_avx, (int)(8 * width));
+  const avxbuf_kernel *k_nt = best_of(m, KR_STREAMING, (int)use_avx, (int)(8 * width));
+  if (k == NULL || k_nt == NULL) k = k_nt = libc_kernel(m);
   return (avxbuf_family){ k, k_nt };
 }
 
-/* The string-instruction kernel of a role, or the C library's (the window
- * is then never open: no ERMS outside x86). */
-static const avxbuf_kernel *string_kernel(avxbuf_kernel_role role)
+/* The string-instruction kernel of a role, or the C library's (its window
+ * is then never open: no ERMS means thresholds of 0). */
+static const avxbuf_kernel *string_kernel(const avxbuf_machine *m, avxbuf_kernel_role role)
 {
-  const avxbuf_kernel *k = avxbuf_kernel_of_role(role);
-  return k ? k : avxbuf_kernel_of_role(KR_LIBC);
+  const avxbuf_kernel *k = best_of(m, role, -1, 0);
+  return k ? k : libc_kernel(m);
 }
 
 static long long requested_or(const avxbuf_state *st, int k, long long dflt)
@@ -96,29 +122,29 @@ static void plan_small(avxbuf_plan *p)
   p->fill_inline_upto = inline_upto(p->fill_small, p->fill_small_below);
 }
 
-static void plan(avxbuf_state *st)
+static void plan(avxbuf_state *st, const avxbuf_machine *m)
 {
   const long long *e = st->effective.v;
   avxbuf_plan *p = &st->plan;
-  p->string_copy = string_kernel(KR_STRING_COPY);
-  p->string_fill = string_kernel(KR_STRING_FILL);
+  p->string_copy = string_kernel(m, KR_STRING_COPY);
+  p->string_fill = string_kernel(m, KR_STRING_FILL);
   if (e[K_KERNEL] == KERNEL_LIBC) {
-    const avxbuf_kernel *libc = avxbuf_kernel_of_role(KR_LIBC);
+    const avxbuf_kernel *libc = libc_kernel(m);
     p->copy_narrow = p->copy_wide = p->fill_narrow = p->fill_wide = (avxbuf_family){ libc, libc };
     p->wide_from = p->rep_movsb_from = p->rep_movsb_until = p->rep_stosb_from = SIZE_MAX;
     p->nontemporal_copy_from = p->nontemporal_fill_from = SIZE_MAX;
     plan_small(p);
     return;
   }
-  avxbuf_family wide = family(e[K_USE_AVX], e[K_MAX_VECTOR_SIZE]);
+  avxbuf_family wide = family(m, e[K_USE_AVX], e[K_MAX_VECTOR_SIZE]);
   /* HotSpot's AVX3Threshold: below it, 32-byte vectors even at UseAVX=3. */
   int split = e[K_USE_AVX] == 3 && e[K_MAX_VECTOR_SIZE] == 64 && e[K_AVX3_THRESHOLD] > 0;
-  avxbuf_family narrow = split ? family(3, 32) : wide;
+  avxbuf_family narrow = split ? family(m, 3, 32) : wide;
   p->copy_wide = wide;
   p->copy_narrow = narrow;
   /* UseXMMForObjInit off: no ymm/zmm stores for zero and fill; 128-bit
    * stores run at licence 0, and rep stosb keeps its window. */
-  avxbuf_family xmm = family(e[K_USE_AVX], 16);
+  avxbuf_family xmm = family(m, e[K_USE_AVX], 16);
   p->fill_wide = e[K_VECTOR_ZEROING] ? wide : xmm;
   p->fill_narrow = e[K_VECTOR_ZEROING] ? narrow : xmm;
   p->wide_from = split ? threshold_size(e[K_AVX3_THRESHOLD]) : 0;
@@ -163,7 +189,7 @@ void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m)
   e[K_REP_STOSB_THRESHOLD] = erms ? requested_or(st, K_REP_STOSB_THRESHOLD, d->rep_stosb_threshold) : 0;
   e[K_NONTEMPORAL_THRESHOLD] = requested_or(st, K_NONTEMPORAL_THRESHOLD, d->nontemporal_threshold);
   e[K_KERNEL] = requested_or(st, K_KERNEL, KERNEL_AUTO);
-  plan(st);
+  plan(st, m);
 }
 
 void avxbuf_state_init(avxbuf_state *st, const char *options, avxbuf_warn_fn warn, void *ud)

@@ -53,13 +53,6 @@ typedef struct avxbuf_kernel {
  * in the order avxbuf.kernels() lists them. */
 extern const avxbuf_kernel *const avxbuf_kernel_list[];
 
-/* The kernel of a role with that register width, of the highest vector
- * level up to `level` (the 32-byte family at use_avx=3 is AVX-512's own);
- * NULL when this binary has none. */
-const avxbuf_kernel *avxbuf_kernel_family(int level, int bits, avxbuf_kernel_role role);
-/* The first kernel of a role, or NULL. */
-const avxbuf_kernel *avxbuf_kernel_of_role(avxbuf_kernel_role role);
-
 /* The C library's functions, which other kernels use for what they leave
  * to it. */
 void avxbuf_libc_copy(void *dst, const void *src, size_t n);

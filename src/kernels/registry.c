@@ -1,8 +1,8 @@
 /* The registry: every kernel this binary holds, each named once. A kernel's
  * facts (features, level, width, role) are in its descriptor, next to the
  * code they describe; dispatch, avxbuf.kernels(), the specs, the audit and
- * tune find kernels here by those facts. Adding a kernel: its file, one line
- * here, the source list (docs/adding-a-kernel.md). */
+ * tune find kernels here by those facts, never by name. Adding a kernel:
+ * its file, one line here, the source list (docs/adding-a-kernel.md). */
 #include "kernels.h"
 
 #ifdef AVXBUF_X86
@@ -20,21 +20,3 @@ KERNELS(DECLARE)
 
 #define ENTRY(name) &avxbuf_k_##name,
 const avxbuf_kernel *const avxbuf_kernel_list[] = { KERNELS(ENTRY) NULL };
-
-const avxbuf_kernel *avxbuf_kernel_family(int level, int bits, avxbuf_kernel_role role)
-{
-  const avxbuf_kernel *best = NULL;
-  for (int i = 0; avxbuf_kernel_list[i]; i++) {
-    const avxbuf_kernel *k = avxbuf_kernel_list[i];
-    if (k->role == role && k->vector_bits == bits && k->level <= level && (!best || k->level > best->level))
-      best = k;
-  }
-  return best;
-}
-
-const avxbuf_kernel *avxbuf_kernel_of_role(avxbuf_kernel_role role)
-{
-  for (int i = 0; avxbuf_kernel_list[i]; i++)
-    if (avxbuf_kernel_list[i]->role == role) return avxbuf_kernel_list[i];
-  return NULL;
-}
