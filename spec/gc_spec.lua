@@ -208,6 +208,36 @@ function TestCollectorInCalls.test_moves_while_a_finalizer_frees()
   end)
 end
 
+-- buf:put of more pieces than the FFI path unrolls at a time, into room
+-- the buffer has: a finalizer frees the buffer (one of the pieces too) or
+-- a piece buffer at some point of the call. The put sees the buffers
+-- either as they were or as the finalizer left them, never a mix.
+function TestCollectorInCalls.test_put_of_many_pieces_while_a_finalizer_frees()
+  local piece = h.pattern(100, 3)
+  local function result(had, p) return had .. "a" .. p .. "bcdefg" .. p .. "h" .. had end
+  each_mode(function()
+    for _, victim in ipairs { "buffer", "piece" } do
+      for delay = 0, DELAYS do
+        local b, p = avxbuf.new():reserve(4096), avxbuf.from(piece)
+        b:put("head")
+        local fin = arm(function() (victim == "buffer" and b or p):free() end, delay)
+        b:put("a", p, "b", "c", "d", "e", "f", "g", p, "h", b)
+        fin.live = false
+        local got, what = b:tostring(), victim .. ", delay " .. delay
+        lu.assertEquals(#got, #b, what)
+        if not fin.ran then
+          h.assert_bytes(got, result("head", piece), what)
+        elseif victim == "buffer" then
+          if got ~= "" then h.assert_bytes(got, result("", piece), what .. " after the finalizer") end
+        elseif got ~= result("head", piece) then
+          h.assert_bytes(got, result("head", ""), what .. " after the finalizer")
+        end
+        settle()
+      end
+    end
+  end)
+end
+
 -- pack and unpack keep a compiled format in a small cache; a finalizer that
 -- packs and unpacks other formats in the middle of a call (a number made a
 -- string, a string pushed) refills every slot of it, and the call goes on
@@ -274,6 +304,7 @@ function TestCollectorInCalls.test_random_operations_under_finalizers()
     function(b) b:fill(rand(256), 1, rand(#b + 1)) end,
     function(b) b:put(h.pattern(rand(200), 4)) end,
     function(b, c) b:put(c, "x", c) end,
+    function(b, c) b:put("a", c, "b", "c", "d", "e", "f", "g", "h", c, "i", b) end,
     function(b) b:resize(rand(5000)) end,
     function(b) return b:tostring(rand(100) + 1) end,
     function(b) return b:hex(1, rand(200)) end,

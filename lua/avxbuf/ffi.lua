@@ -437,8 +437,8 @@ return function(avxbuf, c)
     return fill_bytes(b, g, i - 1, byte, n)
   end
 
-  -- buf:put of up to 8 strings and buffers into the room the buffer has;
-  -- everything else (growth, other types, more pieces) is the C function's.
+  -- buf:put of strings and buffers into the room the buffer has; everything
+  -- else (growth, other types) is the C function's.
   local function add(total, v)   -- total plus the length of piece v, or -1
     if total < 0 then return -1 end
     if type(v) == "string" then return total + #v end
@@ -465,12 +465,12 @@ return function(avxbuf, c)
     if not copy_bytes(b, g, at, p, pg, nil, 0, n, false) then return -1 end
     return at + n
   end
-  local function fast_put(buf, n, v1, v2, v3, v4, v5, v6, v7, v8)
-    local b = as_buffer(buf)
-    if not b or n > 8 then return false end
-    local g = b.gen
-    local old = tonumber(b.len)
-    local total = old
+  -- The n pieces eight at a time, unrolled (a trace sees each piece's type
+  -- and width), the rest by a tail call, which the JIT unrolls too: a loop
+  -- over select(k, ...) became a trace of its own, left and entered again
+  -- on every put. (A side trace that starts inside these and reaches `...`
+  -- is not compiled: NYI in 2.1.0-beta3; the caller's loop trace is.)
+  local function total_of(total, n, v1, v2, v3, v4, v5, v6, v7, v8, ...)
     if n >= 1 then total = add(total, v1) end
     if n >= 2 then total = add(total, v2) end
     if n >= 3 then total = add(total, v3) end
@@ -479,10 +479,10 @@ return function(avxbuf, c)
     if n >= 6 then total = add(total, v6) end
     if n >= 7 then total = add(total, v7) end
     if n >= 8 then total = add(total, v8) end
-    local cap = tonumber(b.cap)
-    if total < 0 or total > cap then return false end
-    -- Bytes past the length are nobody's: an interrupted put leaves no trace.
-    local at = old
+    if n > 8 then return total_of(total, n - 8, ...) end
+    return total
+  end
+  local function write_pieces(b, g, cap, at, old, n, v1, v2, v3, v4, v5, v6, v7, v8, ...)
     if n >= 1 then at = put_piece(b, g, cap, at, v1, old) end
     if n >= 2 then at = put_piece(b, g, cap, at, v2, old) end
     if n >= 3 then at = put_piece(b, g, cap, at, v3, old) end
@@ -491,7 +491,19 @@ return function(avxbuf, c)
     if n >= 6 then at = put_piece(b, g, cap, at, v6, old) end
     if n >= 7 then at = put_piece(b, g, cap, at, v7, old) end
     if n >= 8 then at = put_piece(b, g, cap, at, v8, old) end
-    return at == total and commit(b, g, total)
+    if n > 8 then return write_pieces(b, g, cap, at, old, n - 8, ...) end
+    return at
+  end
+  local function fast_put(buf, n, ...)
+    local b = as_buffer(buf)
+    if not b then return false end
+    local g = b.gen
+    local old = tonumber(b.len)
+    local total = total_of(old, n, ...)
+    local cap = tonumber(b.cap)
+    if total < 0 or total > cap then return false end
+    -- Bytes past the length are nobody's: an interrupted put leaves no trace.
+    return write_pieces(b, g, cap, old, old, n, ...) == total and commit(b, g, total)
   end
 
   -- buf:resize(n) within the capacity: what the C function does there
@@ -583,6 +595,8 @@ return function(avxbuf, c)
       local v1, v2, v3, v4, v5, v6, v7, v8 = ...
       v1, v2, v3, v4, v5, v6, v7, v8 = text(v1), text(v2), text(v3), text(v4), text(v5), text(v6), text(v7), text(v8)
       if fast_put(buf, n, v1, v2, v3, v4, v5, v6, v7, v8) then return buf end
+    elseif fast_put(buf, n, ...) then   -- a number among more pieces: add refuses it, C writes it
+      return buf
     end
     return c_put(buf, ...)
   end
