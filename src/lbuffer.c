@@ -54,6 +54,13 @@ void avxbuf_pace(lua_State *L, lmodule *m)
   avxbuf_gcpoint(L);
 #endif
   if (m->unpaced < PACE_BYTES) return;
+#if LUA_VERSION_NUM < 502
+  /* Lua 5.1 and LuaJIT step "until that many KiB are freed or the cycle
+   * ends": a whole cycle per pace when the heap holds less garbage than
+   * that. There a pace waits until the blocks since the last one match the
+   * Lua heap, as the collector's own pause waits for the heap to double. */
+  if (m->unpaced < (size_t)lua_gc(L, LUA_GCCOUNT, 0) << 10) return;
+#endif
   size_t kb = m->unpaced >> 10;
   m->unpaced = 0;
 #ifdef LUA_GCISRUNNING
