@@ -1,5 +1,5 @@
-# avxbuf: `make` builds both flavours, `make test` runs the suite on both,
-# `make bench` runs the benchmarks. Set-up installs what is missing (Debian).
+# avxbuf: `make` builds the module, `make test` builds both flavours and the
+# suite's harnesses and runs it on both, `make bench` runs the benchmarks. Set-up installs what is missing (Debian).
 # Hardening: `make sanitize`, `make valgrind`, `make fuzz`, `make threads`.
 
 # Any of lua5.1 lua5.2 lua5.3 lua5.4 luajit: `make test LUA=lua5.1` builds
@@ -30,9 +30,15 @@ AVXBUF_CFLAGS = $(WARN) -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden -fno
 EMUL_CFLAGS = -DAVXBUF_EMULATE_AVX512 -DAVXBUF_CHECK_ALIGNMENT
 LDFLAGS_SO = -shared -pthread $(SAN)
 
-# The module's sources, as the rockspec lists them (one list for both
-# builds): the binding (src/l*.c) and the core it binds.
-SRC := $(shell sed -n '/^ *avxbuf = {/,/^ *},/p' avxbuf-scm-1.rockspec | grep -o 'src/[^"]*\.c')
+# The module's sources, the one list: the binding (src/l*.c) and the core it
+# binds. The rockspecs list them for LuaRocks' builtin build; `make lint`
+# checks that they agree (tools/same_rockspecs.lua).
+SRC = src/lavxbuf.c src/lmodule.c src/largs.c src/lbuffer.c src/linspect.c src/lpack.c src/packfmt.c \
+	src/lmatch.c src/match.c src/lio.c src/lformat.c src/lsplit.c src/lsettings.c src/lmeasure.c \
+	src/lcapi.c src/lluajit.c src/lembed.c \
+	src/cpu.c src/policy.c src/settings.c src/dispatch.c \
+	src/kernels/sse2.c src/kernels/avx.c src/kernels/avx2.c src/kernels/avx512.c src/kernels/erms.c \
+	src/kernels/libc.c src/kernels/registry.c
 BINDING_SRC = $(filter src/l%.c,$(SRC))
 CORE_SRC = $(filter-out src/l%.c,$(SRC))
 HDR = $(wildcard src/*.h src/kernels/*.h include/*.h)
@@ -43,16 +49,19 @@ MODULES = $(NATIVE) $(BUILD)/emul/avxbuf.so $(BUILD)/emul/avxbuf/counters.so
 
 
 
-.PHONY: all modules native static deps deps-hardening check-default test test-gc test-versions test-aarch64 test-i386 release-rockspec dist test-install bench sweep sanitize valgrind fuzz threads hardening lint audit clean
+.PHONY: all modules native suite static deps deps-hardening check-default test test-gc test-versions test-aarch64 test-i386 release-rockspec dist test-install bench sweep sanitize valgrind fuzz threads hardening lint audit clean
 
-# What the specs load besides the module: the C API test module (also built
-# for a future C API version), the two-state harness, the embedding host.
-SPEC_BUILDS = $(BUILD)/two_states $(BUILD)/capi.so $(BUILD)/emul/capi.so $(BUILD)/capi_future/capi.so
-all: modules $(SPEC_BUILDS) $(BUILD)/bench/noop.so $(if $(filter lua5.4,$(LUA)),$(BUILD)/bench/csweep)
+# `make`: the module and avxbuf.counters, nothing else.
+all: native
+
+native: $(NATIVE)
 
 modules: $(MODULES)
 
-native: $(NATIVE)
+# What the suite loads: both flavours, the C API test module (also built
+# for a future C API version) and the two-state harness.
+SPEC_BUILDS = $(BUILD)/two_states $(BUILD)/capi.so $(BUILD)/emul/capi.so $(BUILD)/capi_future/capi.so
+suite: $(MODULES) $(SPEC_BUILDS)
 
 $(BUILD)/obj/%.o: src/%.c $(HDR)
 	@mkdir -p $(dir $@)
@@ -123,7 +132,7 @@ deps-hardening: deps
 
 # Lua 5.4 also runs the suite in the embedding host (DIR@PROGRAM).
 test: deps
-	@$(MAKE) --no-print-directory all $(if $(filter lua5.4,$(LUA)),static)
+	@$(MAKE) --no-print-directory suite $(if $(filter lua5.4,$(LUA)),static)
 	$(LUA) spec/run.lua $(BUILD) $(BUILD)/emul $(if $(filter lua5.4,$(LUA)),$(BUILD)/static@$(BUILD)/static/host)
 
 # The suite on every Lua the project supports (5.4 is `make test`).
@@ -137,12 +146,12 @@ test-versions:
 # The transform benchmark (every vector width, with licence counters), then
 # a quick kernel sweep; `make sweep` runs the full one with JSON and SVG.
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory native $(BUILD)/bench/noop.so
 	$(LUA) bench/transform.lua
 	$(LUA) bench/kernels.lua --quick
 
 sweep: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory native $(BUILD)/bench/noop.so
 	$(LUA) bench/kernels.lua --json build/kernels.json --svg build/kernels.svg
 
 # Is the default the best this CPU has? The C sweep three times (the
@@ -232,7 +241,7 @@ SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fram
 ASAN_RUN = LD_PRELOAD=$$($(CC) -print-file-name=libasan.so) AVXBUF_SPEC_SANITIZED=1 \
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 sanitize: deps-hardening
-	@$(MAKE) --no-print-directory all BUILD=build/asan SAN="$(SANITIZE)"
+	@$(MAKE) --no-print-directory suite BUILD=build/asan SAN="$(SANITIZE)"
 	$(ASAN_RUN) $(LUA) spec/run.lua build/asan build/asan/emul
 
 # The collector-torture build (src/gcpoints.h), under ASan: wherever the
@@ -262,7 +271,7 @@ test-gc: deps-hardening
 VALGRIND = valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 	--show-leak-kinds=definite
 valgrind: deps-hardening
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory suite
 	tools/at-once.sh "AVXBUF_SPEC_DIR=build AVXBUF_SPEC_LIGHT=1 AVXBUF_SPEC_VALGRIND=1 $(VALGRIND) $(LUA) spec/run.lua" \
 	  "AVXBUF_SPEC_DIR=build/emul AVXBUF_SPEC_LIGHT=1 AVXBUF_SPEC_VALGRIND=1 $(VALGRIND) $(LUA) spec/run.lua"
 
@@ -384,6 +393,7 @@ AUDIT_LEVELS = -O0 -O1 -O2 -O3 -Os
 audit: deps
 	@tools/deps.sh audit
 	@$(MAKE) --no-print-directory modules
+	$(LUA) tools/layers.lua --objects $(BUILD)/obj src
 	@set -e; for cc in $(AUDIT_COMPILERS); do for o in $(AUDIT_LEVELS); do \
 	  d=build/audit/$$cc$$o; \
 	  $(MAKE) --no-print-directory -s native BUILD=$$d CC=$$cc CFLAGS="$$o -g"; \
@@ -399,10 +409,14 @@ audit: deps
 	$(LUA) tools/audit_planted.lua || fail=1; \
 	exit $${fail:-0}
 
-# luacheck (.luacheckrc) on the Lua code, cppcheck on the C code.
+# luacheck (.luacheckrc) on the Lua code, cppcheck on the C code; the
+# source list against the rockspecs; no include cycle in src/ (the audit,
+# which builds, checks the symbols too).
 lint:
 	@tools/deps.sh lint
 	luacheck -q lua bench spec tools
+	lua5.4 tools/same_rockspecs.lua avxbuf-scm-1.rockspec $(RELEASE_ROCKSPEC) $(SRC)
+	lua5.4 tools/layers.lua src
 	cppcheck --quiet --enable=warning,style,performance,portability --std=c11 -I src \
 	  --suppress=missingIncludeSystem --error-exitcode=1 src fuzz spec/two_states.c spec/threads.c spec/runner.c
 

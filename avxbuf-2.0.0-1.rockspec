@@ -35,6 +35,7 @@ build = {
          },
          sources = {
             "src/lavxbuf.c",
+            "src/lmodule.c",
             "src/largs.c",
             "src/lbuffer.c",
             "src/linspect.c",

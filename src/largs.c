@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lavxbuf.h"
+#include "largs.h"
 
 const char *avxbuf_pushf(lua_State *L, const char *fmt, ...)
 {

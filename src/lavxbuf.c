@@ -1,13 +1,29 @@
-/* avxbuf: the module. One record per Lua state (lmodule: its knobs and
- * plan, its C API table, its compiled pack formats) held by an anchor
- * userdata, the buffer metatable, and the functions and methods of every
- * binding file's lists below, each with the anchor (upvalue 1) and the
- * metatable (upvalue 2). Under LuaJIT, lua/avxbuf/ffi.lua then replaces
- * copy, zero, fill, put and resize with FFI code (lluajit.c). */
+/* avxbuf: the module entry, on top of the binding; nothing includes or
+ * calls into it. One record per Lua state (lmodule: its knobs and plan, its
+ * C API table, its compiled pack formats) held by an anchor userdata, the
+ * buffer metatable, and the functions and methods of every binding file's
+ * lists below, each with the anchor (upvalue 1) and the metatable (upvalue
+ * 2). Under LuaJIT, lua/avxbuf/ffi.lua then replaces copy, zero, fill, put,
+ * resize, pack and unpack with FFI code (lluajit.c). The binding's files:
+ *   lmodule.c   the module record, the anchor and buffer types' checks
+ *   largs.c     argument checks and index rules
+ *   lbuffer.c   buffers: construction, growth, reads, copy/zero/fill
+ *   linspect.c  find, compare, hex; == < <= .. and tostring
+ *   lpack.c     pack and unpack (the format parser: packfmt.c)
+ *   lmatch.c    find, match, gmatch: Lua 5.4's patterns (the matcher: match.c)
+ *   lformat.c   putf: string.format into a buffer
+ *   lsplit.c    lines and split: iterators over pieces of a buffer
+ *   lio.c       reading and writing files
+ *   lsettings.c knobs, kernels, the CPU and the policy as Lua tables
+ *   lmeasure.c  kernels timed from C, and tune (lua/avxbuf/tune.lua decides)
+ *   lcapi.c     the C API table of include/avxbuf.h
+ *   lluajit.c   LuaJIT: hands copy/zero/fill/put/pack... to lua/avxbuf/ffi.lua
+ *   lembed.c    the Lua code above, compiled into the module */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lavxbuf.h"
+#include "lmodule.h"
+#include "lfuncs.h"
 
 /* What each table gets, from the files that define it. */
 static const luaL_Reg *const meta[] = { avxbuf_buffer_meta, avxbuf_inspect_meta, NULL };
@@ -36,32 +52,9 @@ static void warn_stderr(void *ud, const char *message)
   fprintf(stderr, "%s\n", message);
 }
 
-static anchor *testanchor(lua_State *L, int idx)
-{
-  anchor *a = (anchor *)lua_touserdata(L, idx);
-  if (a == NULL || lua_rawlen(L, idx) != sizeof(anchor)
-      || a->cookie != (uintptr_t)a + (uintptr_t)&avxbuf_anchor_key) return NULL;
-  return a;
-}
-
-lmodule *avxbuf_module(lua_State *L)
-{
-  anchor *a = testanchor(L, lua_upvalueindex(1));
-  if (a == NULL || a->module == NULL) luaL_error(L, "avxbuf: this function's module record was replaced");
-  return a->module;
-}
-
-void avxbuf_module_unref(lua_State *L, lmodule *m)
-{
-  if (--m->refs > 0) return;
-  void *ud;
-  lua_Alloc alloc = lua_getallocf(L, &ud);
-  alloc(ud, m, sizeof *m, 0);
-}
-
 static int l_anchor_gc(lua_State *L)
 {
-  anchor *a = testanchor(L, 1);
+  anchor *a = avxbuf_testanchor(L, 1);
   if (a && a->module) {
     /* The registry keeps the anchor until lua_close frees every object,
      * after every finalizer: those that run later (objects made before
@@ -78,7 +71,7 @@ static int l_anchor_gc(lua_State *L)
 static lmodule *push_anchor(lua_State *L)
 {
   lua_getfield(L, LUA_REGISTRYINDEX, AVXBUF_API_KEY);
-  anchor *a = testanchor(L, -1);
+  anchor *a = avxbuf_testanchor(L, -1);
   if (a && a->module) return a->module;
   lua_pop(L, 1);
   a = (anchor *)lua_newuserdatauv(L, sizeof *a, 0);

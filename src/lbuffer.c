@@ -4,9 +4,9 @@
 #include <limits.h>
 #include <string.h>
 
-#include "lavxbuf.h"
-
-const char avxbuf_cookie_key, avxbuf_anchor_key;
+#include "largs.h"
+#include "lbuffer.h"
+#include "lfuncs.h"
 
 /* What an empty buffer's data points at: aligned, never written (every
  * write to an empty buffer has length 0), in read-only memory so that a
@@ -32,21 +32,6 @@ static inline void fill_bytes(lmodule *m, void *d, int c, size_t n)
  * objects. A stopped collector stays stopped (Lua 5.1, which cannot say
  * whether it is, is stepped anyway). */
 #define PACE_BYTES (64 * 1024)
-
-#ifdef AVXBUF_GC_TORTURE
-static int collecting;
-
-void avxbuf_gcpoint(lua_State *L)
-{
-  if (collecting) return;
-#ifdef LUA_GCISRUNNING
-  if (!lua_gc(L, LUA_GCISRUNNING, 0)) return;   /* as the real one: stopped stays stopped */
-#endif
-  collecting = 1;
-  lua_gc(L, LUA_GCCOLLECT, 0);
-  collecting = 0;
-}
-#endif
 
 void avxbuf_pace(lua_State *L, lmodule *m)
 {

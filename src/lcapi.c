@@ -1,6 +1,8 @@
 /* The C API table of include/avxbuf.h: thin wrappers over the binding's own
  * buffer functions, one table per Lua state (the settings are the state's). */
-#include "lavxbuf.h"
+#include "largs.h"
+#include "lbuffer.h"
+#include "lfuncs.h"
 
 /* The table is the first member of the module record. */
 #define MODULE_OF(api) ((lmodule *)(void *)(api))

@@ -6,7 +6,7 @@
  * generator. ELF and the GNU assembler syntax (GCC, clang; x86, aarch64). */
 #include <string.h>
 
-#include "lavxbuf.h"
+#include "lembed.h"
 
 #define EMBED(sym, file)                                                     \
   __asm__(".pushsection .rodata\n"                                           \

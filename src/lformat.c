@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lavxbuf.h"
+#include "largs.h"
+#include "lbuffer.h"
+#include "lfuncs.h"
 
 /* The decimal digits of an integer, as %d writes it. */
 static size_t format_int(char out[32], lua_Integer v)

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lavxbuf.h"
+#include "largs.h"
+#include "lbuffer.h"
+#include "lfuncs.h"
 
 /* buf:rfind(s [, init]) -> start, end | nil: the last plain occurrence of s
  * (a string or a buffer) that starts at or before init; find mirrored.

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lavxbuf.h"
+#include "largs.h"
+#include "lbuffer.h"
+#include "lfuncs.h"
 
 /* The FILE of an open Lua file: a luaL_Stream from Lua 5.2 on, a FILE *
  * first in the userdata in 5.1 and LuaJIT. */

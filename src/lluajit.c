@@ -4,7 +4,9 @@
  * it does not recognise) leaves the C functions in place. */
 #include <stddef.h>
 #include <string.h>
-#include "lavxbuf.h"
+#include "lmodule.h"
+#include "lfuncs.h"
+#include "lembed.h"
 #include "packfmt.h"
 
 /* The FFI path's moves. lua/avxbuf/ffi.lua reads a buffer's generation

@@ -17,7 +17,9 @@
  * single string comes straight from the buffer there.) */
 #include <string.h>
 
-#include "lavxbuf.h"
+#include "largs.h"
+#include "lbuffer.h"
+#include "lfuncs.h"
 #include "match.h"
 
 /* Where the captured bytes are copied before any string is made: the C

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "lavxbuf.h"
+#include "lmodule.h"
+#include "lfuncs.h"
+#include "lembed.h"
 
 #define MAX_KERNELS 8
 #define MAX_ROUNDS 64

@@ -5,7 +5,9 @@
  * writes; an unpack never reads past the buffer. */
 #include <string.h>
 
-#include "lavxbuf.h"
+#include "largs.h"
+#include "lbuffer.h"
+#include "lfuncs.h"
 #include "packfmt.h"
 
 #define NB 8

@@ -4,7 +4,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "lavxbuf.h"
+#include "largs.h"
+#include "lfuncs.h"
 
 #define STATE(L) (&MODULE(L)->state)
 

@@ -5,7 +5,9 @@
  * at every step: the loop body may append to it, resize it or free it. */
 #include <string.h>
 
-#include "lavxbuf.h"
+#include "largs.h"
+#include "lbuffer.h"
+#include "lfuncs.h"
 
 /* Upvalues of both iterators: the module's anchor (as every function of
  * the binding has, for avxbuf_module), the buffer, the 0-based offset of

@@ -1,6 +1,7 @@
 -- The release rockspec is made from the scm one (`make release-rockspec`);
--- this checks that their builds and dependencies have not drifted apart.
---   lua5.4 tools/same_rockspecs.lua avxbuf-scm-1.rockspec avxbuf-X.Y.Z-1.rockspec
+-- this checks that their builds and dependencies have not drifted apart,
+-- and that the module's sources are the Makefile's list (SRC).
+--   lua5.4 tools/same_rockspecs.lua avxbuf-scm-1.rockspec avxbuf-X.Y.Z-1.rockspec [SOURCE.c...]
 local function load_spec(path)
   local env = {}
   assert(loadfile(path, "t", env))()
@@ -28,4 +29,17 @@ for _, field in ipairs { "build", "dependencies", "description", "test", "rocksp
     os.exit(1)
   end
 end
-print(string.format("%s matches %s (build, dependencies, description)", arg[2], arg[1]))
+local listed, rock = {}, {}
+for i = 3, #arg do listed[arg[i]] = true end
+for _, f in ipairs(scm.build.modules.avxbuf.sources) do rock[f] = true end
+for _, pair in ipairs { { listed, rock, "the Makefile's SRC but not " .. arg[1] },
+                        { rock, listed, arg[1] .. " but not the Makefile's SRC" } } do
+  for f in pairs(pair[1]) do
+    if #arg > 2 and not pair[2][f] then
+      io.stderr:write(string.format("%s is in %s\n", f, pair[3]))
+      os.exit(1)
+    end
+  end
+end
+print(string.format("%s matches %s (build, dependencies, description)%s", arg[2], arg[1],
+                    #arg > 2 and string.format("; both build the Makefile's %d sources", #arg - 2) or ""))

@@ -14,7 +14,7 @@
 -- wider than xmm, no streaming store, no call).
 local ffi = require "ffi"
 
--- The first fields of src/lavxbuf.h's buffer (len and cap as int64_t, so
+-- The first fields of src/lmodule.h's buffer (len and cap as int64_t, so
 -- that comparisons with Lua numbers compile: the layout holds where size_t
 -- has 64 bits), checked against the C module's own offsets at load. Every
 -- other fact (the plan, the kernels, the pick) stays in C, behind the entry
@@ -52,7 +52,7 @@ local function whole(x) return type(x) == "number" and x % 1 == 0 end
 local function width(n)
   return n >= 32 and 32 or n >= 16 and 16 or n >= 8 and 8 or n >= 4 and 4 or n >= 2 and 2 or n >= 1 and 1 or 0
 end
--- No pointer or length survives an allocation (src/lavxbuf.h): run by the
+-- No pointer or length survives an allocation (src/lmodule.h): run by the
 -- interpreter, every cdata made here (a pointer, a boxed 64-bit length)
 -- can run the collector, and a finalizer can free, resize or append to any
 -- buffer; compiled, a trace exit can run finalizers too (src/lluajit.c). So
@@ -345,7 +345,7 @@ return function(avxbuf, c)
     error("avxbuf.ffi: the buffer's field sizes do not match this avxbuf.so")
   end
 
-  -- src/lavxbuf.h's testbuffer: the metatable is only a filter (anything can
+  -- src/lmodule.h's testbuffer: the metatable is only a filter (anything can
   -- be given it with debug.setmetatable); the cookie, which only avxbuf
   -- writes, is the proof. nil for anything else. Two userdata LuaJIT casts
   -- to a pointer other than their own bytes must not reach the cookie: a

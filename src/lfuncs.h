@@ -1,0 +1,26 @@
+/* The functions and methods each binding file registers, and the other
+ * entry points the module entry (lavxbuf.c) calls: the tables it puts
+ * together, and nothing else. */
+#ifndef AVXBUF_LFUNCS_H
+#define AVXBUF_LFUNCS_H
+
+#include "lmodule.h"
+
+extern const luaL_Reg avxbuf_buffer_funcs[], avxbuf_buffer_methods[], avxbuf_buffer_meta[];   /* lbuffer.c */
+extern const luaL_Reg avxbuf_settings_funcs[];   /* lsettings.c */
+extern const luaL_Reg avxbuf_inspect_funcs[], avxbuf_inspect_methods[], avxbuf_inspect_meta[];   /* linspect.c */
+extern const luaL_Reg avxbuf_pack_methods[];     /* lpack.c */
+extern const luaL_Reg avxbuf_io_methods[];       /* lio.c */
+extern const luaL_Reg avxbuf_match_methods[];    /* lmatch.c */
+extern const luaL_Reg avxbuf_format_methods[];   /* lformat.c */
+extern const luaL_Reg avxbuf_split_methods[];    /* lsplit.c */
+extern const luaL_Reg avxbuf_measure_funcs[];    /* lmeasure.c */
+
+/* lcapi.c: the C API table of include/avxbuf.h. */
+void avxbuf_capi_init(avxbuf_api *api);
+
+/* lluajit.c: under LuaJIT, the module table at the top of the stack gets
+ * the FFI path, and its field ffi says whether it is in use. */
+void avxbuf_luajit_install(lua_State *L, lmodule *m);
+
+#endif

@@ -1,0 +1,43 @@
+/* The module record and the identities of avxbuf's userdata: the keys
+ * whose addresses make their cookies, and the checks that read them. */
+#include "lmodule.h"
+
+const char avxbuf_cookie_key, avxbuf_anchor_key;
+
+anchor *avxbuf_testanchor(lua_State *L, int idx)
+{
+  anchor *a = (anchor *)lua_touserdata(L, idx);
+  if (a == NULL || lua_rawlen(L, idx) != sizeof(anchor)
+      || a->cookie != (uintptr_t)a + (uintptr_t)&avxbuf_anchor_key) return NULL;
+  return a;
+}
+
+lmodule *avxbuf_module(lua_State *L)
+{
+  anchor *a = avxbuf_testanchor(L, lua_upvalueindex(1));
+  if (a == NULL || a->module == NULL) luaL_error(L, "avxbuf: this function's module record was replaced");
+  return a->module;
+}
+
+void avxbuf_module_unref(lua_State *L, lmodule *m)
+{
+  if (--m->refs > 0) return;
+  void *ud;
+  lua_Alloc alloc = lua_getallocf(L, &ud);
+  alloc(ud, m, sizeof *m, 0);
+}
+
+#ifdef AVXBUF_GC_TORTURE
+static int collecting;
+
+void avxbuf_gcpoint(lua_State *L)
+{
+  if (collecting) return;
+#ifdef LUA_GCISRUNNING
+  if (!lua_gc(L, LUA_GCISRUNNING, 0)) return;   /* as the real one: stopped stays stopped */
+#endif
+  collecting = 1;
+  lua_gc(L, LUA_GCCOLLECT, 0);
+  collecting = 0;
+}
+#endif

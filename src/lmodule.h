@@ -1,0 +1,115 @@
+/* What every file of the Lua binding stands on: the per-state module
+ * record, and the two userdata avxbuf makes (the record's anchor, buffers)
+ * with their unforgeable checks. */
+#ifndef AVXBUF_LMODULE_H
+#define AVXBUF_LMODULE_H
+
+#include <stdint.h>
+#include "compat.h"
+#include "gcpoints.h"
+#include "dispatch.h"
+#include "packfmt.h"
+#include "../include/avxbuf.h"
+
+#define BUFFER_NAME "avxbuf.buffer"
+#define BUFFER_ALIGN 64
+
+/* Largest buffer: lengths, indices and their sums stay exact in lua_Integer
+ * (and in a double, for Lua 5.1/5.2), and twice it fits in size_t. */
+#if SIZE_MAX > 0xFFFFFFFFu
+#define MAX_LENGTH ((size_t)1 << 48)
+#else
+#define MAX_LENGTH ((size_t)1 << 30)
+#endif
+
+/* One per Lua state that loaded avxbuf (loading it again reuses it), from
+ * the Lua allocator. It lives while anything refers to it: its anchor (a
+ * userdata: upvalue 1 of every function and the registry's AVXBUF_API_KEY)
+ * and every buffer, which keeps a pointer for the hot path. */
+typedef struct lmodule {
+  avxbuf_api api;       /* first: the C API's table is the record */
+  avxbuf_state state;   /* the knobs and the plan made from them */
+  size_t unpaced;       /* buffer bytes allocated since the collector was last told */
+  size_t refs;
+  avxbuf_pk_cache packs; /* formats of pack and unpack, compiled */
+} lmodule;
+
+typedef struct anchor {
+  const avxbuf_api *api;   /* first: what include/avxbuf.h reads */
+  lmodule *module;         /* NULL once collected */
+  uintptr_t cookie;        /* its own address plus &avxbuf_anchor_key */
+} anchor;
+
+/* The anchor at idx, or NULL for anything else. */
+anchor *avxbuf_testanchor(lua_State *L, int idx);
+/* The module record of the running function (upvalue 1), checked: a
+ * replaced upvalue (debug.setupvalue) is an error, not a crash. */
+lmodule *avxbuf_module(lua_State *L);
+#define MODULE(L) avxbuf_module(L)
+/* Drops a reference (the anchor's or a buffer's); the last frees m. */
+void avxbuf_module_unref(lua_State *L, lmodule *m);
+/* Upvalue 2 of the buffer functions: the buffer metatable. */
+#define METATABLE lua_upvalueindex(2)
+
+/* The buffer userdata. Its data lives in a block from the Lua state's
+ * allocator, so that growth can move it and free() can return it at once.
+ * lua/avxbuf/ffi.lua declares the first five fields (len and cap as
+ * int64_t, the same layout only where size_t has 64 bits; it checks the
+ * offsets src/lluajit.c gives it), reads them and writes len and gen
+ * itself (put, resize within cap): a change to what they mean, or to when
+ * gen changes, is a change there too.
+ *
+ * The rule every function of the binding keeps: anything that can allocate
+ * Lua memory (a userdata, a string, a number turned into a string, a
+ * luaL_Buffer growing, avxbuf_pace) can run the collector, and so any
+ * finalizer, which can free, resize or append to any buffer. No data
+ * pointer or length read before such a call is used after it: read them
+ * again (the userdata itself stays put while it is on the stack). `gen`
+ * tells the FFI path, which cannot avoid allocating between its checks and
+ * its moves when interpreted, that this happened. */
+typedef struct buffer {
+  uintptr_t cookie;      /* its own address plus &avxbuf_cookie_key */
+  size_t len;
+  unsigned char *data;   /* 64-byte aligned, never NULL */
+  size_t cap;            /* bytes usable at data */
+  uint32_t gen;          /* changes whenever data, cap or len do */
+  void *block;           /* what the allocator returned (NULL: nothing) */
+  size_t block_size;
+  lmodule *module;       /* whose plan copy, zero and fill use; NULL once collected */
+} buffer;
+
+/* Only avxbuf writes a buffer's cookie, and a userdata of another size is
+ * never one: no metatable games (debug.setmetatable) can pass this check. */
+extern const char avxbuf_cookie_key, avxbuf_anchor_key;
+
+/* A sum, not a XOR: LuaJIT's recorder compiles 64-bit cdata arithmetic
+ * but threw on bit.bxor of two uint64_t (2.1.0-beta3), which sent every
+ * FFI call to the interpreter. */
+static inline uintptr_t buffer_cookie(const buffer *b)
+{
+  return (uintptr_t)b + (uintptr_t)&avxbuf_cookie_key;
+}
+
+/* Two API calls: lua_touserdata (NULL for anything but userdata) and
+ * lua_rawlen (0 for light userdata). */
+static inline buffer *testbuffer(lua_State *L, int idx)
+{
+  buffer *b = (buffer *)lua_touserdata(L, idx);
+  if (b == NULL || lua_rawlen(L, idx) != sizeof(buffer) || b->cookie != buffer_cookie(b)) return NULL;
+  return b;
+}
+
+/* The record whose settings b's operations use: its own, or (a buffer
+ * brought back by a finalizer after __gc) the running function's. */
+static inline lmodule *buffer_module(lua_State *L, const buffer *b)
+{
+  return b->module ? b->module : avxbuf_module(L);
+}
+
+static inline void buffer_setlen(buffer *b, size_t n)
+{
+  b->len = n;
+  b->gen++;
+}
+
+#endif
