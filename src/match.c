@@ -97,11 +97,17 @@ static inline int is_nul(int c) { return c == 0; }
 
 /* How many bytes from s on (at most n) are in class t (want 1) or not in
  * it (want 0): one loop per class, so that each <ctype.h> test is inlined
- * with its table looked up once, not once a byte. */
+ * with its table looked up once, not once a byte; and one per outcome the
+ * run goes on with, so that a byte costs a test and a branch (gmatch("%a+")
+ * on 64 bytes of words: 4% fewer instructions in all, callgrind). */
 static size_t class_run(ptr s, size_t n, class_test t, int want)
 {
   size_t k = 0;
-#define RUN(is) while (k < n && ((is(s[k]) != 0) != t.negate) == want) k++; break
+  int on = t.negate != want;   /* what is(byte) != 0 is while the run goes on */
+#define RUN(is) \
+  if (on) while (k < n && is(s[k])) k++; \
+  else while (k < n && !is(s[k])) k++; \
+  break
   switch (t.test) {
   case 'a': RUN(isalpha);
   case 'c': RUN(iscntrl);
@@ -405,12 +411,22 @@ void avxbuf_match_init(avxbuf_match *ms, const void *subject, size_t len, const 
  * once, without nesting deeper than the captures or reaching anything
  * that raises an error. So those places are skipped in a tight loop
  * (memchr for a plain byte). Not when the captures before it would make
- * an error first: more than 32 of them, or a nesting budget they use up. */
+ * an error first: more than 32 of them, or a nesting budget they use up.
+ *
+ * When that item (with '+' or no quantifier) is the whole pattern, as in
+ * gmatch("%a+"), the match there is the item's run (or its one byte): 5.4
+ * gets it by nesting twice at most (so with a budget of 2 or more) and
+ * raises nothing on the way, so it is taken without matching (span).
+ * gmatch("%a+") over 64 bytes of words, 20000 times (callgrind): 305M
+ * instructions in all before, 255M with this and lmatch.c's single
+ * lua_rawlen, against string.gmatch's 282M. */
 enum { START_ANYWHERE, START_BYTE, START_CLASS, START_SET };
+enum { SPAN_NONE, SPAN_ONE, SPAN_RUN };
 
 static void plan_start(avxbuf_match *ms, ptr p, avxbuf_match_start *f)
 {
   f->kind = START_ANYWHERE;
+  f->span = SPAN_NONE;
   f->budget = ms->budget;
   int opens = 0;
   while (p < ms->pattern_end && *p == '(') {
@@ -452,27 +468,46 @@ static void plan_start(avxbuf_match *ms, ptr p, avxbuf_match_start *f)
     f->byte = c;
     break;
   }
+  if (f->kind != START_ANYWHERE && opens == 0 && (ms->budget < 0 || ms->budget >= 2)) {
+    if (ep == ms->pattern_end) f->span = SPAN_ONE;
+    else if (q == '+' && ep + 1 == ms->pattern_end) f->span = SPAN_RUN;
+  }
+}
+
+/* How many bytes from s on are (want 1) or are not (want 0) the plan's
+ * item (a plan of any kind but START_ANYWHERE). */
+static size_t item_run(const avxbuf_match *ms, ptr s, const avxbuf_match_start *f, int want)
+{
+  size_t n = (size_t)(ms->subject_end - s), k = 0;
+  switch (f->kind) {
+  case START_BYTE:
+    if (!want) {
+      ptr at = memchr(s, f->byte, n);
+      return at ? (size_t)(at - s) : n;
+    }
+    while (k < n && s[k] == f->byte) k++;
+    return k;
+  case START_CLASS:
+    return class_run(s, n, (class_test){ f->test, f->negate, f->byte }, want);
+  default:   /* START_SET */
+    while (k < n && set_matches(s[k], ms->pattern + f->open, ms->pattern + f->close) == want) k++;
+    return k;
+  }
 }
 
 /* The first place from s on where the filter lets a match start, or NULL
  * (none before the end: there the item cannot match either). */
 static ptr next_start(const avxbuf_match *ms, ptr s, const avxbuf_match_start *f)
 {
-  ptr end = ms->subject_end;
-  switch (f->kind) {
-  case START_BYTE:
-    return memchr(s, f->byte, (size_t)(end - s));
-  case START_CLASS: {
-    class_test t = { f->test, f->negate, f->byte };
-    s += class_run(s, (size_t)(end - s), t, 0);
-    return s < end ? s : NULL;
-  }
-  case START_SET:
-    while (s < end && !set_matches(*s, ms->pattern + f->open, ms->pattern + f->close)) s++;
-    return s < end ? s : NULL;
-  default:
-    return s;
-  }
+  s += item_run(ms, s, f, 0);
+  return s < ms->subject_end ? s : NULL;
+}
+
+/* The end of the match at s of a pattern that is all one item (f->span),
+ * where next_start has found that item. */
+static ptr span_end(const avxbuf_match *ms, ptr s, const avxbuf_match_start *f)
+{
+  return f->span == SPAN_ONE ? s + 1 : s + 1 + item_run(ms, s + 1, f, 1);
 }
 
 /* Tries p at each offset from `from` (only there when anchored) up to the
@@ -483,7 +518,7 @@ static int search(avxbuf_match *ms, ptr p, size_t from, int anchored, size_t las
   size_t len = (size_t)(ms->subject_end - ms->subject);
   ms->budget_left = ms->budget;
   if (from > len) return AVXBUF_MATCH_NONE;
-  avxbuf_match_start here = { START_ANYWHERE, 0, 0, 0, 0, 0, 0 };
+  avxbuf_match_start here = { .kind = START_ANYWHERE, .span = SPAN_NONE };
   if (anchored) plan = &here;
   else if (plan == NULL || plan->budget != ms->budget) {
     plan_start(ms, p, &here);
@@ -496,7 +531,7 @@ static int search(avxbuf_match *ms, ptr p, size_t from, int anchored, size_t las
     }
     ms->level = 0;
     ms->depth_left = ms->budget;
-    ptr e = match_nested(ms, s, p);
+    ptr e = plan->span != SPAN_NONE ? span_end(ms, s, plan) : match_nested(ms, s, p);
     if (e && (size_t)(e - ms->subject) != last) {
       ms->found = 1;
       ms->start = (size_t)(s - ms->subject);

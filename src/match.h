@@ -67,6 +67,7 @@ int avxbuf_match_find(avxbuf_match *ms, size_t init);
  * nesting budget: a gmatch iterator keeps it for all its calls. */
 typedef struct avxbuf_match_start {
   int kind, budget;
+  int span;                 /* the pattern is that item alone, or with '+' */
   int test, negate, byte;   /* a class, or a byte */
   size_t open, close;       /* a set: offsets of its brackets in the pattern */
 } avxbuf_match_start;
