@@ -71,6 +71,11 @@ function M.kernel_configs()
   return require("kernel_list").list(avxbuf)
 end
 
+-- The kernel names avxbuf.kernel() should give, from avxbuf.kernels() (see
+-- bench/lib/kernel_list.lua): a vector family's, and a string instruction's.
+function M.family(level, bytes, role) return require("kernel_list").family(avxbuf, level, bytes, role) end
+function M.string_kernel(op) return require("kernel_list").string_kernel(avxbuf, op) end
+
 -- The address of a buffer's data (buf:ref() gives it as a light userdata).
 function M.address(buf)
   return tonumber(tostring((buf:ref())):match("0x(%x+)"), 16)

@@ -7,7 +7,9 @@ local avxbuf = h.avxbuf
 local cpu = avxbuf.cpu()
 local max_level = avxbuf.emulated and 3 or cpu.max_use_avx
 local erms = cpu.features.erms
-local family = { [0] = "sse2", "avx", "avx2", "avx512" }
+-- What each use_avx level runs at its full width.
+local function family(level) return h.family(level, ({ [0] = 16, 32, 32, 64 })[level]) end
+local movsb, stosb = h.string_kernel("copy"), h.string_kernel("fill")
 
 TestKnobs = {}
 TestKnobs.tearDown = avxbuf.reset
@@ -32,8 +34,8 @@ function TestKnobs.test_use_avx_picks_the_family_and_clamps()
     local c = h.use { use_avx = level, avx3_threshold = 0 }
     local effective = math.min(level, max_level)
     lu.assertEquals(c.use_avx, effective, "use_avx=" .. level)
-    lu.assertEquals(avxbuf.kernel("copy", 100), family[effective])
-    lu.assertEquals(avxbuf.kernel("zero", 100), family[effective])
+    lu.assertEquals(avxbuf.kernel("copy", 100), family(effective))
+    lu.assertEquals(avxbuf.kernel("zero", 100), family(effective))
   end
 end
 
@@ -41,13 +43,13 @@ function TestKnobs.test_max_vector_size()
   h.needs_x86()
   local c = h.use { use_avx = 2, max_vector_size = 16 }
   lu.assertEquals(c.max_vector_size, math.min(16, max_level >= 1 and 32 or 16))
-  lu.assertEquals(avxbuf.kernel("copy", 100), "sse2")
+  lu.assertEquals(avxbuf.kernel("copy", 100), h.family(2, 16))
   c = h.use { use_avx = 2, max_vector_size = 64 }      -- wider than AVX2 registers
   lu.assertEquals(c.max_vector_size, max_level >= 1 and 32 or 16)
   if max_level == 3 then
     h.use { use_avx = 3, max_vector_size = 32, rep_movsb_threshold = 0, nontemporal_threshold = 0 }
-    lu.assertEquals(avxbuf.kernel("copy", 100000), "avx512_256")
-    lu.assertEquals(avxbuf.kernel("zero", 100), "avx512_256")
+    lu.assertEquals(avxbuf.kernel("copy", 100000), h.family(3, 32))
+    lu.assertEquals(avxbuf.kernel("zero", 100), h.family(3, 32))
     c = h.use { use_avx = 3 }
     lu.assertEquals(c.max_vector_size, 64)
   end
@@ -60,50 +62,52 @@ function TestKnobs.test_avx3_threshold()
     return
   end
   h.use { use_avx = 3, avx3_threshold = 4096, rep_movsb_threshold = 0, rep_stosb_threshold = 0 }
-  lu.assertEquals(avxbuf.kernel("copy", 4095), "avx512_256")
-  lu.assertEquals(avxbuf.kernel("copy", 4096), "avx512")
-  lu.assertEquals(avxbuf.kernel("fill", 4095), "avx512_256")
-  lu.assertEquals(avxbuf.kernel("fill", 4096), "avx512")
+  lu.assertEquals(avxbuf.kernel("copy", 4095), h.family(3, 32))
+  lu.assertEquals(avxbuf.kernel("copy", 4096), h.family(3, 64))
+  lu.assertEquals(avxbuf.kernel("fill", 4095), h.family(3, 32))
+  lu.assertEquals(avxbuf.kernel("fill", 4096), h.family(3, 64))
   h.use { use_avx = 3, avx3_threshold = 0 }
-  lu.assertEquals(avxbuf.kernel("copy", 100), "avx512")   -- (LuaJIT moves up to 64 bytes itself: "ffi")
+  lu.assertEquals(avxbuf.kernel("copy", 100), h.family(3, 64))   -- (LuaJIT moves up to 64 bytes itself: "ffi")
 end
 
 function TestKnobs.test_vector_zeroing_false_keeps_vectors_out_of_zero_and_fill()
   h.needs_x86()
   local c = h.use { vector_zeroing = false, rep_stosb_threshold = 2048, nontemporal_threshold = 0 }
   lu.assertFalse(c.vector_zeroing)
-  lu.assertEquals(avxbuf.kernel("zero", 100), "sse2")
-  lu.assertEquals(avxbuf.kernel("fill", 2047), "sse2")
-  lu.assertEquals(avxbuf.kernel("zero", 2048), erms and "rep_stosb" or "sse2")
-  lu.assertEquals(avxbuf.kernel("copy", 100), family[c.use_avx], "copies keep their vectors")
+  local xmm = h.family(c.use_avx, 16)
+  lu.assertEquals(avxbuf.kernel("zero", 100), xmm)
+  lu.assertEquals(avxbuf.kernel("fill", 2047), xmm)
+  lu.assertEquals(avxbuf.kernel("zero", 2048), erms and stosb or xmm)
+  lu.assertEquals(avxbuf.kernel("copy", 100), family(c.use_avx), "copies keep their vectors")
 end
 
 function TestKnobs.test_rep_and_nontemporal_windows()
   h.needs_x86()
+  local xmm, xmm_nt = h.family(0, 16), h.family(0, 16, "streaming")
   local c = h.use { use_avx = 0, rep_movsb_threshold = 1000, rep_stosb_threshold = 3000,
                     nontemporal_threshold = 5000 }
   if not erms then
     lu.assertEquals(c.rep_movsb_threshold, 0, "no ERMS: rep movsb is never used")
-    lu.assertEquals(avxbuf.kernel("copy", 1000), "sse2")
+    lu.assertEquals(avxbuf.kernel("copy", 1000), xmm)
     return
   end
-  lu.assertEquals(avxbuf.kernel("copy", 999), "sse2")
-  lu.assertEquals(avxbuf.kernel("copy", 1000), "rep_movsb")
-  lu.assertEquals(avxbuf.kernel("copy", 4999), "rep_movsb")
-  lu.assertEquals(avxbuf.kernel("copy", 5000), "sse2_nt")
-  lu.assertEquals(avxbuf.kernel("zero", 2999), "sse2")
-  lu.assertEquals(avxbuf.kernel("zero", 3000), "rep_stosb")
-  lu.assertEquals(avxbuf.kernel("fill", 9999), "rep_stosb", "fills stream from twice the threshold")
-  lu.assertEquals(avxbuf.kernel("fill", 10000), "sse2_nt")
+  lu.assertEquals(avxbuf.kernel("copy", 999), xmm)
+  lu.assertEquals(avxbuf.kernel("copy", 1000), movsb)
+  lu.assertEquals(avxbuf.kernel("copy", 4999), movsb)
+  lu.assertEquals(avxbuf.kernel("copy", 5000), xmm_nt)
+  lu.assertEquals(avxbuf.kernel("zero", 2999), xmm)
+  lu.assertEquals(avxbuf.kernel("zero", 3000), stosb)
+  lu.assertEquals(avxbuf.kernel("fill", 9999), stosb, "fills stream from twice the threshold")
+  lu.assertEquals(avxbuf.kernel("fill", 10000), xmm_nt)
   h.use { use_avx = 0, rep_movsb_threshold = 0, rep_stosb_threshold = 0, nontemporal_threshold = 0 }
-  lu.assertEquals(avxbuf.kernel("copy", 2 ^ 40), "sse2", "0 means never")
-  lu.assertEquals(avxbuf.kernel("zero", 2 ^ 40), "sse2")
+  lu.assertEquals(avxbuf.kernel("copy", 2 ^ 40), xmm, "0 means never")
+  lu.assertEquals(avxbuf.kernel("zero", 2 ^ 40), xmm)
   -- a window with an end, as glibc's rep_movsb_stop_threshold
   h.use { use_avx = 0, rep_movsb_threshold = 1000, rep_movsb_stop_threshold = 3000, nontemporal_threshold = 5000 }
-  lu.assertEquals(avxbuf.kernel("copy", 999), "sse2")
-  lu.assertEquals(avxbuf.kernel("copy", 2999), "rep_movsb")
-  lu.assertEquals(avxbuf.kernel("copy", 3000), "sse2")
-  lu.assertEquals(avxbuf.kernel("copy", 5000), "sse2_nt")
+  lu.assertEquals(avxbuf.kernel("copy", 999), xmm)
+  lu.assertEquals(avxbuf.kernel("copy", 2999), movsb)
+  lu.assertEquals(avxbuf.kernel("copy", 3000), xmm)
+  lu.assertEquals(avxbuf.kernel("copy", 5000), xmm_nt)
   local d, s = avxbuf.new(4000), avxbuf.from(h.pattern(4000, 8))
   for _, n in ipairs { 999, 1000, 2999, 3000, 3999 } do
     d:zero()

@@ -11,16 +11,36 @@ local function only(knobs)
   return t
 end
 
+-- The kernel avxbuf should run for an operation at use_avx = level with
+-- vectors of `bytes` ("temporal" or "streaming"): of those this CPU runs, the
+-- one of the highest level up to `level`, the first listed among equals.
+-- Written from docs/adding-a-kernel.md, not from the C, as the specs' oracle.
+function M.family(avxbuf, level, bytes, role)
+  local best
+  for _, k in ipairs(avxbuf.kernels()) do
+    if k.available and k.role == (role or "temporal") and k.vector_bits == 8 * bytes and k.use_avx <= level
+       and (not best or k.use_avx > best.use_avx) then
+      best = k
+    end
+  end
+  return best and best.name
+end
+
+-- The string-instruction kernel this CPU runs for op ("copy", "fill"), or nil.
+function M.string_kernel(avxbuf, op)
+  for _, k in ipairs(avxbuf.kernels()) do
+    if k.available and k.role == "string" and k.op == op then return k.name end
+  end
+end
+
 -- {name, knobs, copy = kernel name for copies, fill = for zero/fill (n >= 1)}
 function M.list(avxbuf)
   local list = {}
   local function add(name, knobs, copy, fill)
     list[#list + 1] = { name = name, knobs = knobs, copy = copy, fill = fill or copy }
   end
-  local string_kernel = {}   -- op -> name
   for _, k in ipairs(avxbuf.kernels()) do
     if k.available then
-      if k.role == "string" then string_kernel[k.op] = k.name end
       if k.use_avx then   -- a vector family: its level and width, streaming or not
         add(k.name, only { use_avx = k.use_avx, max_vector_size = math.floor(k.vector_bits / 8),
                            nontemporal_threshold = k.streaming and 1 or 0 }, k.name)
@@ -28,8 +48,9 @@ function M.list(avxbuf)
     end
   end
   -- the string instructions serve one operation each, and are tested as a pair
-  if string_kernel.copy and string_kernel.fill then
-    add("rep", only { rep_movsb_threshold = 1, rep_stosb_threshold = 1 }, string_kernel.copy, string_kernel.fill)
+  local movsb, stosb = M.string_kernel(avxbuf, "copy"), M.string_kernel(avxbuf, "fill")
+  if movsb and stosb then
+    add("rep", only { rep_movsb_threshold = 1, rep_stosb_threshold = 1 }, movsb, stosb)
   end
   for _, k in ipairs(avxbuf.kernels()) do
     if k.role == "libc" then add(k.name, { kernel = "libc" }, k.name) end
