@@ -61,7 +61,7 @@ case $group in
   build) pkgs="$lua $lua_dev lua-unit cpuid bsdextrautils libsimde-dev lua-argparse lua-cjson pkg-config gcc make binutils" ;;
   hardening) pkgs="clang libclang-rt-14-dev valgrind" ;;
   audit) pkgs="clang binutils luarocks" ;;
-  lint) pkgs="lua5.4 lua-check cppcheck" ;;
+  lint) pkgs="lua5.4 lua-argparse lua-check cppcheck gcc binutils" ;;
   aarch64) pkgs="gcc-aarch64-linux-gnu qemu-user" ;;
   i386) pkgs="gcc-multilib qemu-user" ;;
   dist) pkgs="git zip luarocks" ;;

@@ -2,11 +2,13 @@
 -- sources, and (with --objects) no cycle among the objects through the
 -- symbols one defines and another uses. Prints the first cycle found.
 --   lua5.4 tools/layers.lua [--objects DIR] SRCDIR
+--   lua5.4 tools/layers.lua --planted    (its own test: a planted cycle of each kind is found)
 local argparse = require "argparse"
 
 local parser = argparse("layers.lua", "Check that src/ has no include or symbol cycle.")
-parser:argument("src", "the source directory")
+parser:argument("src", "the source directory"):args("?")
 parser:option("--objects", "a build's object directory (build/obj): check the symbol graph too")
+parser:flag("--planted", "check that a planted include cycle and a planted symbol cycle are found")
 local args = parser:parse()
 
 local function lines_of(cmd)
@@ -63,6 +65,34 @@ local function normalise(path)
   end
   return (path:sub(1, 1) == "/" and "/" or "") .. table.concat(parts, "/")
 end
+
+-- --planted: this script on a directory where a.h and b.h include each
+-- other and a.o and b.o call each other; both must be reported.
+if args.planted then
+  local dir = os.tmpname()
+  os.remove(dir)
+  local function write(name, text)
+    local f = assert(io.open(dir .. "/" .. name, "w"))
+    f:write(text)
+    f:close()
+  end
+  assert(os.execute("mkdir -p " .. dir .. "/obj"))
+  write("a.h", '#include "b.h"\n')
+  write("b.h", '#include "a.h"\n')
+  write("a.c", "int b(void); int a(void) { return b(); }\n")
+  write("b.c", "int a(void); int b(void) { return 0 * a(); }\n")
+  assert(os.execute(string.format("cc -c %s/a.c -o %s/obj/a.o && cc -c %s/b.c -o %s/obj/b.o", dir, dir, dir, dir)))
+  local self = "lua5.4 " .. arg[0]
+  local includes_caught = not os.execute(self .. " " .. dir .. " 2>/dev/null >/dev/null")
+  os.remove(dir .. "/a.h")
+  os.remove(dir .. "/b.h")
+  local symbols_caught = not os.execute(self .. " --objects " .. dir .. "/obj " .. dir .. " 2>/dev/null >/dev/null")
+  os.execute("rm -rf " .. dir)
+  print(string.format("planted: include cycle %s, symbol cycle %s", includes_caught and "found" or "MISSED",
+                      symbols_caught and "found" or "MISSED"))
+  os.exit(includes_caught and symbols_caught and 0 or 1)
+end
+if not args.src then parser:error("a source directory is needed") end
 
 local includes, files = {}, 0
 for _, f in ipairs(lines_of("find " .. args.src .. " -name '*.[ch]' | sort")) do
