@@ -277,7 +277,8 @@ valgrind: deps-hardening
 
 # libFuzzer harnesses (fuzz/), bounded in time, seeded from fuzz/corpus/.
 FUZZ_CC = clang
-FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Wno-psabi -Isrc $(LUA_INC)
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(WARN) -D_POSIX_C_SOURCE=200809L \
+	-Isrc $(LUA_INC)
 FUZZ_SECONDS ?= 20
 FUZZERS = build/fuzz/kernels build/fuzz/kernels_emul build/fuzz/options build/fuzz/decide build/fuzz/pack \
 	build/fuzz/match build/fuzz/dispatch build/fuzz/dispatch_emul
@@ -417,6 +418,7 @@ lint:
 	luacheck -q lua bench spec tools
 	lua5.4 tools/same_rockspecs.lua avxbuf-scm-1.rockspec $(RELEASE_ROCKSPEC) $(SRC)
 	lua5.4 tools/layers.lua src
+	lua5.4 tools/layers.lua --planted
 	cppcheck --quiet --enable=warning,style,performance,portability --std=c11 -I src \
 	  --suppress=missingIncludeSystem --error-exitcode=1 src fuzz spec/two_states.c spec/threads.c spec/runner.c
 

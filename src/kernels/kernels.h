@@ -31,9 +31,9 @@ typedef enum avxbuf_kernel_role {
 
 /* A kernel called NAME is the object avxbuf_k_NAME, defined in its own file
  * and listed once in registry.c; its code is in functions NAME_copy,
- * NAME_fill, NAME_find and NAME_rfind (each may be another kernel's, as
- * rep_movsb's fill is libc's and the streaming kernels' searches are their
- * temporal twin's). `make audit` finds them by these names and checks their
+ * NAME_fill, NAME_find and NAME_rfind (each may be another kernel's: a
+ * string-instruction kernel leaves its other operations to the C library's,
+ * and a streaming kernel's searches are its temporal twin's). `make audit` finds them by these names and checks their
  * instructions against needs, vector_bits and role, which avxbuf.kernels()
  * reports. */
 typedef struct avxbuf_kernel {
