@@ -120,6 +120,8 @@ static void plan_small(avxbuf_plan *p)
   p->fill_small_fn = p->fill_small->fill;
   p->copy_inline_upto = inline_upto(p->copy_small, p->copy_small_below);
   p->fill_inline_upto = inline_upto(p->fill_small, p->fill_small_below);
+  p->copy_le16_upto = p->copy_inline_upto < 0 ? 0 : min_size((size_t)p->copy_inline_upto, 16);
+  p->fill_le16_upto = p->fill_inline_upto < 0 ? 0 : min_size((size_t)p->fill_inline_upto, 16);
 }
 
 static void plan(avxbuf_state *st, const avxbuf_machine *m)

@@ -48,6 +48,13 @@ typedef struct avxbuf_plan {
    * avxbuf_copy; lua/avxbuf/ffi.lua lets LuaJIT inline them). One int, so
    * that the check is one compare. */
   int copy_inline_upto, fill_inline_upto;
+  /* The sizes (at most 16) avxbuf_copy/avxbuf_fill move inline: the above
+   * capped, as a size_t, so that the way to the small kernel's call takes
+   * one compare, not two. With two (n <= 16, then the int), copies of
+   * 32-512 B through avxbuf_copy ran at 0.71-0.80x the same kernel called
+   * directly on the Zen 3 VM; with one, 0.89-0.96x (build/bench/csweep,
+   * docs/benchmarks.md). 0 where none: a move of 0 bytes is none either way. */
+  size_t copy_le16_upto, fill_le16_upto;
 } avxbuf_plan;
 
 #define AVXBUF_INLINE_MAX 64
@@ -114,7 +121,7 @@ static inline const avxbuf_kernel *avxbuf_pick_find(const avxbuf_plan *p, size_t
 static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, size_t n, avxbuf_overlap ov)
 {
   if (n < p->copy_small_below) {
-    if (n <= 16 && (int)n <= p->copy_inline_upto) copy_le16((unsigned char *)d, (const unsigned char *)s, n);
+    if (n <= p->copy_le16_upto) copy_le16((unsigned char *)d, (const unsigned char *)s, n);
     else p->copy_small_fn(d, s, n);
     return;
   }
@@ -126,7 +133,7 @@ static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, siz
 static inline void avxbuf_fill(const avxbuf_plan *p, void *d, int byte, size_t n)
 {
   if (n < p->fill_small_below) {
-    if (n <= 16 && (int)n <= p->fill_inline_upto) fill_le16((unsigned char *)d, byte, n);
+    if (n <= p->fill_le16_upto) fill_le16((unsigned char *)d, byte, n);
     else p->fill_small_fn(d, byte, n);
     return;
   }
