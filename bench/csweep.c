@@ -97,7 +97,20 @@ static timed rows[MAX_TIMED];
 static int nrows, rounds, libc_row, sse2_row = -1;
 static double min_time;
 
-/* Times one cell: every row once per round, in turn. */
+/* 0..n-1 in a random order (Fisher-Yates; a fixed seed, so that a run can
+ * be repeated). */
+static void shuffle(int *order, int n)
+{
+  static uint64_t x = 0x9E3779B97F4A7C15u;
+  for (int i = 0; i < n; i++) order[i] = i;
+  for (int i = n - 1; i > 0; i--) {
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;   /* xorshift64 */
+    int j = (int)(x % (uint64_t)(i + 1));
+    int t = order[i]; order[i] = order[j]; order[j] = t;
+  }
+}
+
+/* Times one cell: every row once per round, in an order of the round's own. */
 static void measure(cell *c, unsigned char *d, const unsigned char *s)
 {
   double secs[MAX_TIMED][MAX_ROUNDS];
@@ -110,7 +123,15 @@ static void measure(cell *c, unsigned char *d, const unsigned char *s)
     reps *= 2;
   }
   for (int round = 0; round < rounds; round++) {
-    for (int i = 0; i < nrows; i++) {
+    /* Each round in an order of its own: in one fixed order every row
+     * ran right after the same row in every round, so whatever that row
+     * left behind (the cache's contents, the predictors' state) weighed on
+     * it alike each time, a bias the median keeps; shuffled, it varies
+     * from round to round, and the median sees noise. */
+    int order[MAX_TIMED];
+    shuffle(order, nrows);
+    for (int k = 0; k < nrows; k++) {
+      int i = order[k];
       /* One untimed call first: a streaming row before this one has pushed
        * the destination out of the cache, which would be charged to this
        * row otherwise. */
