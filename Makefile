@@ -275,7 +275,8 @@ valgrind: deps-hardening
 	tools/at-once.sh "AVXBUF_SPEC_DIR=build AVXBUF_SPEC_LIGHT=1 AVXBUF_SPEC_VALGRIND=1 $(VALGRIND) $(LUA) spec/run.lua" \
 	  "AVXBUF_SPEC_DIR=build/emul AVXBUF_SPEC_LIGHT=1 AVXBUF_SPEC_VALGRIND=1 $(VALGRIND) $(LUA) spec/run.lua"
 
-# libFuzzer harnesses (fuzz/), bounded in time, seeded from fuzz/corpus/.
+# libFuzzer harnesses (fuzz/), bounded in time, seeded from fuzz/corpus/, as
+# many at once as the machine has cores (each fuzzer one thread).
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(WARN) -D_POSIX_C_SOURCE=200809L \
 	-Isrc $(LUA_INC)
@@ -318,13 +319,15 @@ build/fuzz/dispatch build/fuzz/dispatch_emul: fuzz/fuzz_dispatch.c $(CORE_SRC) $
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(if $(filter %_emul,$@),$(EMUL_CFLAGS)) -o $@ fuzz/fuzz_dispatch.c $(CORE_SRC) -lpthread
 
 fuzz: deps-hardening $(FUZZERS)
-	@for f in $(FUZZERS); do \
-	  name=$$(basename $$f); seeds=fuzz/corpus/$${name%_emul}; work=build/fuzz/corpus-$$name; \
+	@rm -f build/fuzz/*.status
+	@printf '%s\n' $(FUZZERS) | xargs -P "$$(nproc)" -n 1 sh -c '\
+	  f=$$1; name=$$(basename $$f); seeds=fuzz/corpus/$${name%_emul}; work=build/fuzz/corpus-$$name; \
 	  rm -rf $$work; mkdir -p $$work; \
-	  echo "fuzz $$name: $(FUZZ_SECONDS) s"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/$$name- \
-	    $$work $$seeds 2> build/fuzz/$$name.log \
-	    || { tail -40 build/fuzz/$$name.log; exit 1; }; \
+	  if $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=build/fuzz/$$name- \
+	    $$work $$seeds 2> build/fuzz/$$name.log; then echo ok; else echo failed; fi > build/fuzz/$$name.status' sh
+	@for f in $(FUZZERS); do \
+	  name=$$(basename $$f); echo "fuzz $$name: $(FUZZ_SECONDS) s ($$(nproc) at a time)"; \
+	  if [ "$$(cat build/fuzz/$$name.status)" != ok ]; then tail -40 build/fuzz/$$name.log; exit 1; fi; \
 	  grep -E 'stat::number_of_executed_units|stat::new_units_added' build/fuzz/$$name.log; \
 	done
 

@@ -39,20 +39,34 @@ for i = 1, #arg do
   dirs[#dirs + 1] = arg[i]
 end
 
-local passed, failed, all_ok = 0, 0, true
-for _, entry in ipairs(dirs) do
-  local dir, program = entry:match("^(.-)@(.+)$")
-  dir = dir or entry
+-- The flavours run two at a time (AVXBUF_SPEC_JOBS), each in its own
+-- process, as the CI machine has two cores and every suite is one thread;
+-- each one's output is printed whole, in the order given. (valgrind's and
+-- the collector-torture targets ran two flavours at once before this did.)
+local jobs = math.max(1, tonumber(os.getenv("AVXBUF_SPEC_JOBS")) or 2)
+local runs = {}
+local function start(k)
+  local dir, program = dirs[k]:match("^(.-)@(.+)$")
+  dir = dir or dirs[k]
   local cmd = string.format("AVXBUF_SPEC_DIR=%q %s%q spec/run.lua %s 2>&1; echo \"exit $?\"",
                             dir, program and "AVXBUF_SPEC_NO_CHILDREN=1 " or "", program or lua,
                             table.concat(extra, " "))
+  runs[k] = { dir = dir, pipe = io.popen(cmd) }
+end
+for k = 1, math.min(jobs, #dirs) do start(k) end
+
+local passed, failed, all_ok = 0, 0, true
+for k = 1, #dirs do
+  local dir, pipe = runs[k].dir, runs[k].pipe
   local p, f, status = nil, nil, nil
-  for line in io.popen(cmd):lines() do
+  for line in pipe:lines() do
     local dp, df = line:match("^" .. dir:gsub("%p", "%%%0") .. ": (%d+) passed, (%d+) failed$")
     if dp then p, f = tonumber(dp), tonumber(df) end
     local s = line:match("^exit (%d+)$")
     if s then status = tonumber(s) else print(line) end
   end
+  pipe:close()
+  if k + jobs <= #dirs then start(k + jobs) end
   if not p then
     print(string.format("%s: no result (the suite crashed or ran no test)", dir))
     all_ok, failed = false, failed + 1
