@@ -14,6 +14,22 @@ M.NO_CHILDREN = os.getenv("AVXBUF_SPEC_NO_CHILDREN") ~= nil
 M.QEMU = os.getenv("AVXBUF_SPEC_QEMU") ~= nil
 M.X86 = avxbuf.cpu().x86
 
+-- Whether this is the collector-torture build (make test-gc), which runs a
+-- full collection at every point where the binding may allocate: its specs
+-- take fewer cases. (A new buffer is such a point; anywhere else one call
+-- does not finish a cycle.)
+local function torture_build()
+  collectgarbage()
+  for _ = 1, 3 do
+    local weak = setmetatable({}, { __mode = "k" })
+    weak[{}] = true
+    avxbuf.new(0)
+    if next(weak) ~= nil then return false end
+  end
+  return true
+end
+M.TORTURE = torture_build()
+
 function M.needs_children()
   if M.NO_CHILDREN then require("luaunit").skip("starts child processes (not under qemu-user)") end
 end

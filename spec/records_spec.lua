@@ -11,20 +11,7 @@ local lu = require "luaunit"
 local h = require "helpers"
 local avxbuf = h.avxbuf
 
--- The collector-torture build (make test-gc) runs a full collection at every
--- point where the binding may allocate: it gets fewer cases. (A new buffer
--- is such a point; anywhere else one call does not finish a cycle.)
-local function torture_build()
-  collectgarbage()
-  for _ = 1, 3 do
-    local weak = setmetatable({}, { __mode = "k" })
-    weak[{}] = true
-    avxbuf.new(0)
-    if next(weak) ~= nil then return false end
-  end
-  return true
-end
-local TORTURE = torture_build()
+local TORTURE = h.TORTURE
 local LIGHT = h.LIGHT or TORTURE
 local unpack_ = h.unpack
 
