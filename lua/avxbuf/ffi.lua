@@ -89,8 +89,11 @@ end
 -- collector, which the next check sees. Anything it does not read as the C
 -- function would (another byte order, integer sizes other than 1, 2, 4, 8,
 -- z, a negative index, a short buffer, a changed generation) makes it
--- return FAIL, and the C function does the whole unpack.
-local FAIL = {}
+-- return false, and the C function does the whole unpack. (false, not a
+-- sentinel upvalue: comparing with an upvalue is a guard whose snapshot
+-- holds the values read, so a trace made an s1 string even where the
+-- caller drops it, in the part of the trace a side exit returns to:
+-- lj_str_new, ~10 ns a record; -jdump.)
 -- The pointer type each (kind, size) is loaded through: the C function
 -- turns an unsigned 8-byte integer into lua_Integer, so int64_t.
 local LOADS = {
@@ -118,7 +121,7 @@ end
 -- What the code made for a format gets, and its first lines; ptr(ctype)
 -- names a pointer type, declared once at the top.
 local FORMAT_CODE_ARGS =
-  "ffi_typeof, cast, tonumber, band, bswap, rshift, arshift, fstring, fcopy, ffill, FAIL, as_buffer, whole, "
+  "ffi_typeof, cast, tonumber, band, bswap, rshift, arshift, fstring, fcopy, ffill, as_buffer, whole, "
   .. "commit, c_path"
 local function format_code_head()
   local head, types = { "local " .. FORMAT_CODE_ARGS .. " = ..." }, {}
@@ -132,16 +135,31 @@ local function format_code_head()
 end
 
 -- The source of an unpacker for ops, or nil when one op is not for it.
+-- pos is the 1-based index of the next byte. A run of fixed-size fields
+-- is one segment: one bounds check, each field at pos plus a constant,
+-- pos advanced once at its end. (Advancing pos after every field chained
+-- one floating-point add per field from one record's index to the
+-- next's, the loop's critical path in a read loop: -jdump.)
 local function unpack_source(ops)
   local head, ptr = format_code_head()
   local body, values = {}, {}
   local function line(fmt, ...) body[#body + 1] = "  " .. fmt:format(...) end
+  local segment, off = {}, 0   -- the current segment's lines, and its size so far
+  local function at() return off > 0 and ("pos + %d"):format(off) or "pos" end
+  local function flush()   -- the segment: its check, its lines, pos past it
+    if off > 0 then line("if pos + %d > len then return false end", off - 1) end
+    for _, l in ipairs(segment) do body[#body + 1] = l end
+    if off > 0 then line("pos = pos + %d", off) end
+    segment, off = {}, 0
+  end
+  local function seg(fmt, ...) segment[#segment + 1] = "  " .. fmt:format(...) end
   for k, op in ipairs(ops) do
     local size = op.size
     if op.align > 1 then
-      line("pos = pos + band(%d - band(pos, %d), %d)", op.align, op.align - 1, op.align - 1)
+      flush()
+      line("pos = pos + band(%d - band(pos - 1, %d), %d)", op.align, op.align - 1, op.align - 1)
+      line("if pos > len + 1 then return false end")
     end
-    line("if pos + %d > len then return FAIL end", size)
     local load = LOADS[op.kind] and LOADS[op.kind][size]
     if load then
       local value = load == "int64_t" and ("tonumber(q%d[0])"):format(k) or ("q%d[0]"):format(k)
@@ -150,14 +168,14 @@ local function unpack_source(ops)
         if not value then return nil end
       end
       values[#values + 1] = "v" .. k
-      line("local q%d = cast(%s, base + pos)", k, ptr(load))
-      line("if b.gen ~= g then return FAIL end")
-      line("local v%d = %s", k, value)
+      seg("local q%d = cast(%s, base + (%s))", k, ptr(load), at())
+      seg("if b.gen ~= g then return false end")
+      seg("local v%d = %s", k, value)
     elseif op.kind == "char" then
       values[#values + 1] = "v" .. k
-      line("local q%d = base + pos", k)
-      line("if b.gen ~= g then return FAIL end")
-      line("local v%d = fstring(q%d, %d)", k, k, size)
+      seg("local q%d = base + (%s)", k, at())
+      seg("if b.gen ~= g then return false end")
+      seg("local v%d = fstring(q%d, %d)", k, k, size)
     elseif op.kind == "string" and PREFIXES[size] then
       local prefix = ("tonumber(q%d[0])"):format(k)
       if size > 1 and op.little ~= NATIVE_LITTLE then
@@ -165,26 +183,29 @@ local function unpack_source(ops)
         if not prefix then return nil end
       end
       values[#values + 1] = "v" .. k
-      line("local q%d = cast(%s, base + pos)", k, ptr(PREFIXES[size]))
-      line("if b.gen ~= g then return FAIL end")
-      line("local n%d = %s", k, prefix)
-      line("pos = pos + %d", size)
-      line("if n%d > len - pos then return FAIL end", k)
+      seg("local q%d = cast(%s, base + (%s))", k, ptr(PREFIXES[size]), at())
+      seg("if b.gen ~= g then return false end")
+      seg("local n%d = %s", k, prefix)
+      off = off + size
+      flush()
+      -- the string's bytes: pos .. pos + n - 1, all within len
       line("local s%d = base + pos", k)
-      line("if b.gen ~= g then return FAIL end")
-      line("local v%d = fstring(s%d, n%d)", k, k, k)
       line("pos = pos + n%d", k)
+      line("if pos > len + 1 then return false end")
+      line("if b.gen ~= g then return false end")
+      line("local v%d = fstring(s%d, n%d)", k, k, k)
       size = 0
     elseif op.kind ~= "pad" and op.kind ~= "align" then
       return nil
     end
-    if size > 0 then line("pos = pos + %d", size) end
+    off = off + size
   end
+  flush()
   local results = table.concat(values, ", ") .. (#values > 0 and ", " or "") .. "nxt"
   return table.concat(head, "\n") .. ([[
 
 local function read(b, g, pos, len)
-  local base = b.data
+  local base = b.data - 1
 %s
   return %s
 end
@@ -194,12 +215,12 @@ return function(buf, i, fmt)
     local g = b.gen
     local len = tonumber(b.len)
     if i <= len + 1 then
-      local %s = read(b, g, i - 1, len)
-      if %s ~= FAIL then return %s end
+      local %s = read(b, g, i, len)
+      if %s then return %s end
     end
   end
   return c_path(buf, i, fmt)
-end]]):format(table.concat(body, "\n"), (results:gsub("nxt$", "pos + 1")), results,
+end]]):format(table.concat(body, "\n"), (results:gsub("nxt$", "pos")), results,
               values[1] or "nxt", results)
 end
 
@@ -561,8 +582,7 @@ return function(avxbuf, c)
       if source then
         local chunk = assert(load(source, "=avxbuf.ffi(" .. what .. " " .. fmt .. ")"))
         f = chunk(ffi.typeof, cast, tonumber, band, bit.bswap, bit.rshift, bit.arshift, ffi.string, fcopy, ffill,
-                  FAIL, as_buffer, whole, commit,
-                  c_path)
+                  as_buffer, whole, commit, c_path)
       end
       made[fmt], count = f, count + 1
       return f
