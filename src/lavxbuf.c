@@ -89,6 +89,8 @@ static lmodule *push_anchor(lua_State *L)
   avxbuf_state_init(&m->state, getenv("AVXBUF_OPTIONS"), warn_stderr, NULL);
   avxbuf_capi_init(&m->api);
   m->unpaced = 0;
+  m->held = 0;
+  m->held_paced = 0;
   m->refs = 1;
   avxbuf_pk_cache_init(&m->packs);
   a->module = m;

@@ -30,6 +30,8 @@ typedef struct lmodule {
   avxbuf_api api;       /* first: the C API's table is the record */
   avxbuf_state state;   /* the knobs and the plan made from them */
   size_t unpaced;       /* buffer bytes allocated since the collector was last told */
+  size_t held;          /* bytes in buffers' blocks now */
+  size_t held_paced;    /* held, after the collector was last told */
   size_t refs;
   avxbuf_pk_cache packs; /* formats of pack and unpack, compiled */
 } lmodule;
