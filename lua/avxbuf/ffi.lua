@@ -6,12 +6,13 @@
 -- the C function, which does the work or raises the documented error.
 -- Loaded by the C module under LuaJIT only.
 --
--- Operations of up to 64 bytes that the C side would give a vector kernel
--- are moved here, as two ffi.copy/ffi.fill of a constant width, which the
--- JIT compiles to plain loads and stores: a call into a kernel costs more
--- than such a move. avxbuf.kernel() says "ffi" for them, avxbuf.kernels()
--- lists it, and spec/jit_spec.lua reads the traces (no vector register
--- wider than xmm, no streaming store, no call).
+-- Copies, zeroes and fills of up to 64 bytes that the C side would give a
+-- vector kernel are moved here, as two ffi.copy/ffi.fill of a constant
+-- width, which the JIT compiles to plain loads and stores: a call into a
+-- kernel costs more than such a move. avxbuf.kernel() says "ffi" for them,
+-- avxbuf.kernels() lists it, and spec/jit_spec.lua reads the traces (no
+-- vector register wider than xmm, no streaming store, no call). put's
+-- pieces are another matter (put_piece below).
 local ffi = require "ffi"
 
 -- The first fields of src/lmodule.h's buffer (len and cap as int64_t, so
@@ -42,8 +43,7 @@ local function whole(x) return type(x) == "number" and x % 1 == 0 end
 -- A move of n <= 64 bytes as two overlapping moves of a constant width (the
 -- head/tail scheme of src/kernels/small.h): the JIT unrolls ffi.copy and
 -- ffi.fill of a constant size into plain loads and stores, while a size it
--- cannot fold calls memcpy (-jdump: eight CALLS memcpy for an 8-piece put,
--- ~3 ns each). Each width has movers of their own, compiled from source
+-- cannot fold calls memcpy (~3 ns a call, -jdump). Each width has movers of their own, compiled from source
 -- with the width a literal: a trace that starts anywhere in them, or in a
 -- caller, sees a constant. (A width passed in, or an upvalue of closures
 -- sharing one prototype, was a variable in traces that started inside
@@ -301,8 +301,16 @@ local function pack_source(ops)
     end
     fixed = fixed + size
   end
-  local values = {}
+  local values, pointers = {}, {}
   for n = 1, nv do values[n] = "v" .. n end
+  for _, l in ipairs(ptrs) do
+    for name in l:gmatch("local (%w+) =") do pointers[#pointers + 1] = name end
+  end
+  -- After the stores the pointers are dropped: a trace's snapshot keeps
+  -- every slot of a frame it is not in, and the later guards' snapshots
+  -- held them, so each was kept on the stack across the string's memcpy
+  -- (-jdump=+m: five spills a record for "<I4 I4 d s1").
+  if #pointers > 0 then stores[#stores + 1] = table.concat(pointers, ", ") .. " = nil" end
   return table.concat(head, "\n") .. ([[
 
 return function(buf, at, i, fmt, ...)
@@ -319,8 +327,11 @@ return function(buf, at, i, fmt, ...)
       if b.gen == g then
         %s
         local last = base + total
-        commit(b, g, last > len and last or len)
-        return last + 1
+        if b.gen == g then   -- commit, inline
+          b.len = last > len and last or len
+          b.gen = g + 1
+          return last + 1
+        end
       end
     end
   end
@@ -468,22 +479,38 @@ return function(avxbuf, c)
   end
   -- Piece v at offset at of b, whose generation was g, capacity cap and
   -- length old then: the offset after it, or -1 when something changed.
+  -- Pieces up to PUT_BY_MEMCPY bytes are one ffi.copy of a variable length
+  -- (the trace calls memcpy, as string.buffer's put does): a choice per
+  -- size (the movers' widths, or C's kernel past 64 bytes) was a branch
+  -- that pieces of mixed sizes turned, and each turn left the loop's trace
+  -- for a side trace, which returns to the start of the root trace and runs
+  -- its head again. Frames of bench/programs.lua (pieces of 7 to 330 bytes)
+  -- without growth: 1.27-1.38x of string.buffer's time -> 1.04-1.06x.
+  -- Past it, the copy costs more than such a turn, and the plan's kernel
+  -- (streaming ones included) does it.
+  local PUT_BY_MEMCPY = 4096
   local function put_piece(b, g, cap, at, v, old)
     if at < 0 then return -1 end
+    local src, sgen, str, n
     if type(v) == "string" then
-      local n = #v
-      if not copy_bytes(b, g, at, nil, nil, v, 0, n, false) then return -1 end
-      return at + n
+      str, n = v, #v
+    else
+      src = cast(bufp, v)
+      if src == b then
+        sgen, n = g, old
+      else
+        sgen = src.gen
+        n = tonumber(src.len)
+        if at + n > cap then return -1 end   -- it grew since it was counted
+      end
     end
-    local p = cast(bufp, v)
-    if p == b then
-      if not copy_bytes(b, g, at, b, g, nil, 0, old, false) then return -1 end
-      return at + old
+    if n > PUT_BY_MEMCPY then
+      return copy_bytes(b, g, at, src, sgen, str, 0, n, false) and at + n or -1
     end
-    local pg = p.gen
-    local n = tonumber(p.len)
-    if at + n > cap then return -1 end   -- it grew since it was counted
-    if not copy_bytes(b, g, at, p, pg, nil, 0, n, false) then return -1 end
+    local d = b.data + at
+    local s = str or src.data
+    if b.gen ~= g or (src and src.gen ~= sgen) then return -1 end
+    fcopy(d, s, n)
     return at + n
   end
   -- The n pieces eight at a time, unrolled (a trace sees each piece's type
