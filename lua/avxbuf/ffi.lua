@@ -228,13 +228,17 @@ end
 -- It checks every value first, for what the C function would accept and
 -- write the same way (numbers that fit, strings that fit; anything else,
 -- growth included, goes to the C function, which writes or raises); then
--- makes every pointer it writes through, checks the generation once, and
--- stores, with nothing that allocates in between. Alignment counts from
+-- makes every pointer it writes through, checks the generation once,
+-- stores the numbers, commits the new length and only then moves the
+-- strings' bytes, with nothing that allocates in between. (Those moves are
+-- calls when their length varies; with the commit after them, the trace
+-- checked the generation again after the call and kept the pointers and
+-- lengths on the stack across it.) Alignment counts from
 -- where the pack starts (as string.pack): supported where the offset is
 -- known when the code is made.
 local function pack_source(ops)
   local head, ptr = format_code_head()
-  local checks, ptrs, stores, lengths = {}, {}, {}, {}
+  local checks, ptrs, stores, moves, lengths = {}, {}, {}, {}, {}
   local fixed, nv = 0, 0
   local function at(extra)
     local terms = { tostring(fixed + (extra or 0)) }
@@ -248,7 +252,7 @@ local function pack_source(ops)
       local pad = (op.align - fixed % op.align) % op.align
       if pad > 0 then
         ptrs[#ptrs + 1] = ("local z%d = p + %s"):format(k, at())
-        stores[#stores + 1] = ("ffill(z%d, %d)"):format(k, pad)
+        moves[#moves + 1] = ("ffill(z%d, %d)"):format(k, pad)
         fixed = fixed + pad
       end
     end
@@ -278,7 +282,7 @@ local function pack_source(ops)
       local v = "v" .. nv
       checks[#checks + 1] = ("type(%s) == \"string\" and #%s <= %d"):format(v, v, size)
       ptrs[#ptrs + 1] = ("local q%d = p + %s; local r%d = q%d + #%s"):format(k, at(), k, k, v)
-      stores[#stores + 1] = ("fcopy(q%d, %s, #%s); ffill(r%d, %d - #%s)"):format(k, v, v, k, size, v)
+      moves[#moves + 1] = ("fcopy(q%d, %s, #%s); ffill(r%d, %d - #%s)"):format(k, v, v, k, size, v)
     elseif op.kind == "string" and PREFIXES[size] then
       nv = nv + 1
       local v = "v" .. nv
@@ -291,7 +295,8 @@ local function pack_source(ops)
                             or ("type(%s) == \"string\""):format(v)
       ptrs[#ptrs + 1] = ("local q%d = cast(%s, p + %s); local r%d = p + %s")
                         :format(k, ptr(PREFIXES[size]), at(), k, at(size))
-      stores[#stores + 1] = ("q%d[0] = %s; fcopy(r%d, %s, #%s)"):format(k, prefix, k, v, v)
+      stores[#stores + 1] = ("q%d[0] = %s"):format(k, prefix)
+      moves[#moves + 1] = ("fcopy(r%d, %s, #%s)"):format(k, v, v)
       lengths[#lengths + 1] = "#" .. v
     elseif op.kind == "pad" then
       ptrs[#ptrs + 1] = ("local q%d = p + %s"):format(k, at())
@@ -301,16 +306,8 @@ local function pack_source(ops)
     end
     fixed = fixed + size
   end
-  local values, pointers = {}, {}
+  local values = {}
   for n = 1, nv do values[n] = "v" .. n end
-  for _, l in ipairs(ptrs) do
-    for name in l:gmatch("local (%w+) =") do pointers[#pointers + 1] = name end
-  end
-  -- After the stores the pointers are dropped: a trace's snapshot keeps
-  -- every slot of a frame it is not in, and the later guards' snapshots
-  -- held them, so each was kept on the stack across the string's memcpy
-  -- (-jdump=+m: five spills a record for "<I4 I4 d s1").
-  if #pointers > 0 then stores[#stores + 1] = table.concat(pointers, ", ") .. " = nil" end
   return table.concat(head, "\n") .. ([[
 
 return function(buf, at, i, fmt, ...)
@@ -327,18 +324,18 @@ return function(buf, at, i, fmt, ...)
       if b.gen == g then
         %s
         local last = base + total
-        if b.gen == g then   -- commit, inline
-          b.len = last > len and last or len
-          b.gen = g + 1
-          return last + 1
-        end
+        b.len = last > len and last or len
+        b.gen = g + 1
+        %s
+        return last + 1
       end
     end
   end
   return c_path(buf, at, i, fmt, ...)
 end]]):format(nv > 0 and "local " .. table.concat(values, ", ") .. " = ..." or "",
               #checks > 0 and table.concat(checks, "\n     and ") or "true", at(),
-              table.concat(ptrs, "\n      "), table.concat(stores, "\n        "))
+              table.concat(ptrs, "\n      "), table.concat(stores, "\n        "),
+              table.concat(moves, "\n        "))
 end
 
 -- A length written by this path (put, resize within the capacity), and the
