@@ -342,14 +342,21 @@ local ALL = { records_write, records_read, log_scan, frames }
 -- Measurement
 ---------------------------------------------------------------------------
 
--- Seconds per run of fn over a batch of reps runs, after a full GC (so one
--- variant's garbage is not collected in another's time), and the
--- fingerprint of the last run's results.
+-- Seconds per run of fn over a batch of reps runs, and the fingerprint of
+-- the last run's results. The batch starts after a full collection (so one
+-- variant's garbage is not collected in another's time) and ends with one
+-- inside its time: each variant pays for freeing what it dropped, however
+-- its collector paces that. (Without it, LuaJIT's pause left most of
+-- string.buffer's dropped blocks to the untimed collection, while avxbuf's
+-- pacing freed its own within the batch; unmapping 32 MiB of written pages
+-- takes ~1.4 ms here. docs/benchmarks.md.) The last run's results stay
+-- alive through it, in every variant alike.
 local function timed_batch(program, fn, reps)
   collectgarbage("collect")
   local a, b, c
   local t0 = os.clock()
   for _ = 1, reps do a, b, c = fn() end
+  collectgarbage("collect")
   local dt = (os.clock() - t0) / reps
   return dt, program.fingerprint(a, b, c)
 end
