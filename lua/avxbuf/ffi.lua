@@ -153,6 +153,13 @@ local function unpack_source(ops)
     segment, off = {}, 0
   end
   local function seg(fmt, ...) segment[#segment + 1] = "  " .. fmt:format(...) end
+  -- pos within the bytes, or just past them: implied by the first check
+  -- when the format starts with a field of some size (one guard less in a
+  -- read loop's trace)
+  local first = ops[1]
+  if not (first and first.align <= 1 and first.size > 0 and first.kind ~= "align") then
+    line("if pos > len + 1 then return false end")
+  end
   for k, op in ipairs(ops) do
     local size = op.size
     if op.align > 1 then
@@ -213,11 +220,8 @@ return function(buf, i, fmt)
   local b = as_buffer(buf)
   if b ~= nil and whole(i) and i >= 1 then
     local g = b.gen
-    local len = tonumber(b.len)
-    if i <= len + 1 then
-      local %s = read(b, g, i, len)
-      if %s then return %s end
-    end
+    local %s = read(b, g, i, tonumber(b.len))
+    if %s then return %s end
   end
   return c_path(buf, i, fmt)
 end]]):format(table.concat(body, "\n"), (results:gsub("nxt$", "pos")), results,
