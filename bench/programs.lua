@@ -344,19 +344,25 @@ local ALL = { records_write, records_read, log_scan, frames }
 
 -- Seconds per run of fn over a batch of reps runs, and the fingerprint of
 -- the last run's results. The batch starts after a full collection (so one
--- variant's garbage is not collected in another's time) and ends with one
--- inside its time: each variant pays for freeing what it dropped, however
--- its collector paces that. (Without it, LuaJIT's pause left most of
--- string.buffer's dropped blocks to the untimed collection, while avxbuf's
--- pacing freed its own within the batch; unmapping 32 MiB of written pages
--- takes ~1.4 ms here. docs/benchmarks.md.) The last run's results stay
--- alive through it, in every variant alike.
+-- variant's garbage is not collected in another's time), and every run
+-- ends with one, inside the time: each run pays for freeing what it
+-- dropped, however its collector paces that, and finds nothing of the run
+-- before. (With one collection per batch, LuaJIT's pause left most of
+-- string.buffer's dropped blocks to the untimed one, while avxbuf's pacing
+-- freed its own within the batch: unmapping a 32 MiB buffer's written
+-- pages takes ~1.4 ms here. And a run that read the records file again
+-- got the previous run's 22 MB string back from LuaJIT's string table,
+-- uncollected, instead of allocating and faulting in a new one: 18 000
+-- page faults in 20 reads against 116 000. docs/benchmarks.md.) The last
+-- run's results stay alive, in every variant alike.
 local function timed_batch(program, fn, reps)
   collectgarbage("collect")
   local a, b, c
   local t0 = os.clock()
-  for _ = 1, reps do a, b, c = fn() end
-  collectgarbage("collect")
+  for _ = 1, reps do
+    a, b, c = fn()
+    collectgarbage("collect")   -- (the run before's results with it)
+  end
   local dt = (os.clock() - t0) / reps
   return dt, program.fingerprint(a, b, c)
 end
