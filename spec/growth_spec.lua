@@ -32,6 +32,26 @@ function TestGrowth.test_resize_keeps_prefix_and_zeroes_the_rest()
   lu.assertEquals(b:tostring(), ("\0"):rep(70000))
 end
 
+-- A doubling that would take the block past glibc's largest dynamic mmap
+-- threshold (4 MiB per byte of a long) stops 64 KiB below it when the need
+-- fits, so that glibc can reuse the block (src/lbuffer.c); past it, growth
+-- doubles again.
+function TestGrowth.test_a_doubling_stops_below_the_mmap_threshold_when_the_need_fits()
+  if h.LIGHT or h.QEMU or os.getenv("AVXBUF_SPEC_SANITIZED") then lu.skip("allocates 64 MiB") end
+  local ok, ffi = pcall(require, "ffi")
+  local long_bytes = string.packsize and string.packsize("l") or ok and ffi.sizeof("long")
+  if not long_bytes then lu.skip("no way to know the size of a long here") end
+  local limit = 4 * 2 ^ 20 * long_bytes - 64 * 2 ^ 10
+  local b = avxbuf.new(limit * 0.75)   -- the first block is exact
+  lu.assertEquals(b:capacity(), limit * 0.75)
+  b:put("x")   -- doubling would pass the limit
+  lu.assertEquals(b:capacity(), limit)
+  lu.assertEquals(#b, limit * 0.75 + 1)
+  b:resize(limit + 1)
+  lu.assertEquals(b:capacity(), 2 * limit)
+  lu.assertEquals({ b:byte(-2, -1) }, { 0, 0 })
+end
+
 function TestGrowth.test_data_stays_aligned_through_growth()
   local b = avxbuf.new()
   for n = 1, 3000, 7 do
