@@ -122,7 +122,7 @@ end
 -- names a pointer type, declared once at the top.
 local FORMAT_CODE_ARGS =
   "ffi_typeof, cast, tonumber, band, bswap, rshift, arshift, fstring, fcopy, ffill, as_buffer, whole, "
-  .. "commit, c_path"
+  .. "max, c_path"
 local function format_code_head()
   local head, types = { "local " .. FORMAT_CODE_ARGS .. " = ..." }, {}
   return head, function(ctype)
@@ -234,12 +234,12 @@ end
 -- growth included, goes to the C function, which writes or raises); then
 -- makes every pointer it writes through, checks the generation once,
 -- stores the numbers, commits the new length and only then moves the
--- strings' bytes, with nothing that allocates in between. (Those moves are
--- calls when their length varies; with the commit after them, the trace
--- checked the generation again after the call and kept the pointers and
--- lengths on the stack across it.) Alignment counts from
--- where the pack starts (as string.pack): supported where the offset is
--- known when the code is made.
+-- strings' bytes, with nothing in between that allocates or is a guard (a
+-- trace exit can run finalizers). (Those moves are calls when their length
+-- varies; with the commit after them, the trace checked the generation
+-- again after the call and kept the pointers and lengths on the stack
+-- across it.) Alignment counts from where the pack starts (as
+-- string.pack): supported where the offset is known when the code is made.
 local function pack_source(ops)
   local head, ptr = format_code_head()
   local checks, ptrs, stores, moves, lengths = {}, {}, {}, {}, {}
@@ -328,7 +328,7 @@ return function(buf, at, i, fmt, ...)
       if b.gen == g then
         %s
         local last = base + total
-        b.len = last > len and last or len
+        b.len = max(last, len)   -- math.max: no branch, so no guard
         b.gen = g + 1
         %s
         return last + 1
@@ -610,7 +610,7 @@ return function(avxbuf, c)
       if source then
         local chunk = assert(load(source, "=avxbuf.ffi(" .. what .. " " .. fmt .. ")"))
         f = chunk(ffi.typeof, cast, tonumber, band, bit.bswap, bit.rshift, bit.arshift, ffi.string, fcopy, ffill,
-                  as_buffer, whole, commit, c_path)
+                  as_buffer, whole, math.max, c_path)
       end
       made[fmt], count = f, count + 1
       return f
