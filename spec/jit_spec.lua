@@ -110,6 +110,39 @@ assert(b:tostring() == table.concat(want), "the pieces since the last resize")
   lu.assertTrue(side < 8, side .. " side traces")
 end
 
+-- put and pack grow a buffer in the compiled path (src/lluajit.c's
+-- ffi_grow, C's growth rule), and #buf is a load: none of them calls a C
+-- function through the Lua API (a stitch, or the end of a trace).
+function TestJit.test_growth_and_length_stay_compiled()
+  needs_jit()
+  h.needs_children()
+  local dump = traces_of([[
+local avxbuf = require "avxbuf"
+jit.off()   -- avxbuf.new is a C function: the buffers are made uncompiled
+local bufs = {}
+for i = 1, 3000 do bufs[i] = avxbuf.new() end
+jit.on()
+local piece = ("p"):rep(100)
+local total = 0
+for i = 1, 3000 do
+  local b = bufs[i]
+  b:put(piece, "q")               -- from empty: the first block, exact
+  b:pack("<I4 s1", i, piece)      -- past it: doubled
+  total = total + #b
+end
+assert(total == 3000 * 206, total)
+for i = 1, 3000, 97 do
+  local b = bufs[i]
+  local le = string.char(i % 256, math.floor(i / 256) % 256, 0, 0)
+  assert(b:tostring() == piece .. "q" .. le .. "\100" .. piece, i)
+  assert(b:capacity() == 256, b:capacity())   -- 101 -> 128 (64-byte steps) -> 256
+end
+]])
+  lu.assertStrContains(dump, "stop -> loop")
+  lu.assertNil(dump:find("stitch", 1, true), "a C function called through the Lua API, in a trace")
+  lu.assertNil(dump:find("FUNCC", 1, true), "a C function met while recording")
+end
+
 -- buf:put of more pieces than it unrolls at a time (eight) stays in the
 -- loop's trace: no stitch around the C function, which took 240 ns for
 -- ten pieces against 33 ns compiled. (Side traces that start inside the

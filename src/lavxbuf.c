@@ -91,6 +91,8 @@ static lmodule *push_anchor(lua_State *L)
   m->unpaced = 0;
   m->held = 0;
   m->held_paced = 0;
+  m->alloc = alloc;
+  m->alloc_ud = ud;
   m->refs = 1;
   avxbuf_pk_cache_init(&m->packs);
   a->module = m;

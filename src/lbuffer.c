@@ -92,19 +92,18 @@ static void release(lua_State *L, buffer *b)
 /* Room for need bytes (need <= MAX_LENGTH), keeping the first `keep`
  * (b->len, or more for bytes written but not yet counted): the first block
  * is exact, later ones at least double (once, up to GROWTH_SOFT_LIMIT), so
- * that appending a byte at a time costs amortised O(1). Runs no Lua code;
- * on failure the buffer is unchanged. */
-void avxbuf_reserve(lua_State *L, lmodule *m, buffer *b, size_t need, size_t keep)
+ * that appending a byte at a time costs amortised O(1). Runs no Lua code
+ * and needs no Lua state (the FFI path grows buffers with it too:
+ * src/lluajit.c); 0 when the allocator fails, the buffer unchanged. */
+int avxbuf_grow(lmodule *m, lua_Alloc alloc, void *ud, buffer *b, size_t need, size_t keep)
 {
-  if (need <= b->cap) return;
+  if (need <= b->cap) return 1;
   size_t cap = b->cap == 0 ? need : b->cap > MAX_LENGTH / 2 ? MAX_LENGTH : 2 * b->cap;
   if (cap > GROWTH_SOFT_LIMIT && b->cap < GROWTH_SOFT_LIMIT && need <= GROWTH_SOFT_LIMIT)
     cap = GROWTH_SOFT_LIMIT;
   if (cap < need) cap = need;
   cap = (cap + BUFFER_ALIGN - 1) & ~(size_t)(BUFFER_ALIGN - 1);
   size_t size = cap + BUFFER_ALIGN - 1;
-  void *ud;
-  lua_Alloc alloc = lua_getallocf(L, &ud);
   /* Grown where it is when the allocator can (glibc remaps a large block
    * rather than copy it to fresh pages: a new block and a copy per doubling
    * were half the time of building frames in bench/programs.lua); the bytes
@@ -112,8 +111,7 @@ void avxbuf_reserve(lua_State *L, lmodule *m, buffer *b, size_t need, size_t kee
    * the old block stays (lua_Alloc's contract). */
   size_t offset = b->block ? (size_t)(b->data - (unsigned char *)b->block) : 0;
   void *block = alloc(ud, b->block, b->block ? b->block_size : 0, size);
-  if (block == NULL)
-    luaL_error(L, "%s", avxbuf_pushf(L, "not enough memory for a buffer of %llu bytes", (unsigned long long)need));
+  if (block == NULL) return 0;
   uintptr_t start = (uintptr_t)block;
   unsigned char *data = (unsigned char *)((start + BUFFER_ALIGN - 1) & ~(uintptr_t)(BUFFER_ALIGN - 1));
   if ((uintptr_t)data != start + offset) memmove(data, (void *)(start + offset), keep);
@@ -125,6 +123,15 @@ void avxbuf_reserve(lua_State *L, lmodule *m, buffer *b, size_t need, size_t kee
   b->gen++;
   m->unpaced += added;
   m->held += added;
+  return 1;
+}
+
+void avxbuf_reserve(lua_State *L, lmodule *m, buffer *b, size_t need, size_t keep)
+{
+  void *ud;
+  lua_Alloc alloc = lua_getallocf(L, &ud);
+  if (!avxbuf_grow(m, alloc, ud, b, need, keep))
+    luaL_error(L, "%s", avxbuf_pushf(L, "not enough memory for a buffer of %llu bytes", (unsigned long long)need));
 }
 
 buffer *avxbuf_pushbuffer(lua_State *L, lmodule *m, int mt, size_t n)

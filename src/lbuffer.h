@@ -21,6 +21,9 @@ void avxbuf_resize(lua_State *L, lmodule *m, buffer *b, size_t n, int arg);
 /* Capacity for need bytes, keeping the first `keep`; runs no Lua code and
  * leaves b unchanged when memory runs out. */
 void avxbuf_reserve(lua_State *L, lmodule *m, buffer *b, size_t need, size_t keep);
+/* The same without a Lua state, with the allocator given: 0 when memory
+ * runs out (b unchanged). */
+int avxbuf_grow(lmodule *m, lua_Alloc alloc, void *ud, buffer *b, size_t need, size_t keep);
 /* Tells the collector about the buffer memory allocated since last time;
  * call it last, when no pointer into a buffer is held (finalizers may run). */
 void avxbuf_pace(lua_State *L, lmodule *m);

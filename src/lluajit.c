@@ -6,6 +6,7 @@
 #include <string.h>
 #include "lmodule.h"
 #include "lfuncs.h"
+#include "lbuffer.h"
 #include "lembed.h"
 #include "packfmt.h"
 
@@ -46,6 +47,20 @@ static int ffi_fill(buffer *b, uint32_t gen, size_t off, int byte, size_t n)
   if (b->gen != gen || b->module == NULL || off > b->cap || n > b->cap - off) return 0;
   avxbuf_fill(&b->module->state.plan, b->data + off, byte, n);
   return 1;
+}
+
+/* Room for need bytes in b, its length kept, for put and pack: the
+ * growth C does, with the allocator the module was made with (LuaJIT frees
+ * every object with whatever allocator is current, so a program that
+ * changes it must keep the two compatible anyway). It cannot tell the
+ * collector (no Lua call here): the next call into C that paces does,
+ * avxbuf.new among them. 1 when done (the generation moves on), 0 when the
+ * generation changed, need is too large or memory ran out. */
+static int ffi_grow(buffer *b, uint32_t gen, size_t need)
+{
+  lmodule *m = b->module;
+  if (b->gen != gen || m == NULL || need > MAX_LENGTH) return 0;
+  return avxbuf_grow(m, m->alloc, m->alloc_ud, b, need, b->len);
 }
 
 static const char *const kind_names[] = {
@@ -110,6 +125,8 @@ static void push_entries(lua_State *L, lmodule *m)
   lua_setfield(L, -2, "copy");
   lua_pushlightuserdata(L, (void *)(uintptr_t)&ffi_fill);
   lua_setfield(L, -2, "fill");
+  lua_pushlightuserdata(L, (void *)(uintptr_t)&ffi_grow);
+  lua_setfield(L, -2, "grow");
   /* Read live: configure() rewrites the plan in place. */
   lua_pushlightuserdata(L, &m->state.plan.copy_inline_upto);
   lua_setfield(L, -2, "copy_inline_upto");

@@ -32,6 +32,8 @@ typedef struct lmodule {
   size_t unpaced;       /* buffer bytes allocated since the collector was last told */
   size_t held;          /* bytes in buffers' blocks now */
   size_t held_paced;    /* held, after the collector was last told */
+  lua_Alloc alloc;      /* the state's allocator when the module was made, for */
+  void *alloc_ud;       /* growth where there is no state (the FFI path) */
   size_t refs;
   avxbuf_pk_cache packs; /* formats of pack and unpack, compiled */
 } lmodule;

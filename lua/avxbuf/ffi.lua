@@ -122,7 +122,7 @@ end
 -- names a pointer type, declared once at the top.
 local FORMAT_CODE_ARGS =
   "ffi_typeof, cast, tonumber, band, bswap, rshift, arshift, fstring, fcopy, ffill, as_buffer, whole, "
-  .. "max, c_path"
+  .. "max, grow, c_path"
 local function format_code_head()
   local head, types = { "local " .. FORMAT_CODE_ARGS .. " = ..." }, {}
   return head, function(ctype)
@@ -230,8 +230,9 @@ end
 
 -- The source of a packer for ops (buf:pack, the same way round), or nil.
 -- It checks every value first, for what the C function would accept and
--- write the same way (numbers that fit, strings that fit; anything else,
--- growth included, goes to the C function, which writes or raises); then
+-- write the same way (numbers that fit, strings that fit; anything else
+-- goes to the C function, which writes or raises), grows the buffer if it
+-- must (src/lluajit.c's ffi_grow, C's rule, no Lua call); then
 -- makes every pointer it writes through, checks the generation once,
 -- stores the numbers, commits the new length and only then moves the
 -- strings' bytes, with nothing in between that allocates or is a guard (a
@@ -322,7 +323,11 @@ return function(buf, at, i, fmt, ...)
     local len = tonumber(b.len)
     local total = %s
     local base = at and i - 1 or len
-    if base <= len and base + total <= tonumber(b.cap) then
+    if base <= len then
+      if base + total > tonumber(b.cap) then   -- grown here, by C's rule (src/lluajit.c)
+        if grow(b, g, base + total) == 0 then return c_path(buf, at, i, fmt, ...) end
+        g = b.gen   -- read right after the growth, before anything allocates
+      end
       local p = b.data + base
       %s
       if b.gen == g then
@@ -357,6 +362,7 @@ return function(avxbuf, c)
   local c_copy_at = cast("int (*)(avxbuf_buffer *, size_t, uint32_t, size_t, const avxbuf_buffer *, uint32_t, "
                          .. "const char *, size_t)", c.copy)
   local c_fill_at = cast("int (*)(avxbuf_buffer *, uint32_t, size_t, int, size_t)", c.fill)
+  local c_grow = cast("int (*)(avxbuf_buffer *, uint32_t, size_t)", c.grow)
   -- Read live: configure() rewrites them in place.
   local copy_upto = cast("const int *", c.copy_inline_upto)
   local fill_upto = cast("const int *", c.fill_inline_upto)
@@ -470,8 +476,8 @@ return function(avxbuf, c)
     return fill_bytes(b, g, i - 1, byte, n)
   end
 
-  -- buf:put of strings and buffers into the room the buffer has; everything
-  -- else (growth, other types) is the C function's.
+  -- buf:put of strings and buffers, growing the buffer as C would; anything
+  -- else (other types, a failed growth) is the C function's.
   local function add(total, v)   -- total plus the length of piece v, or -1
     if total < 0 then return -1 end
     if type(v) == "string" then return total + #v end
@@ -549,8 +555,13 @@ return function(avxbuf, c)
     local g = b.gen
     local old = tonumber(b.len)
     local total = total_of(old, n, ...)
+    if total < 0 then return false end
     local cap = tonumber(b.cap)
-    if total < 0 or total > cap then return false end
+    if total > cap then   -- grown here, by C's rule (src/lluajit.c)
+      if c_grow(b, g, total) == 0 then return false end
+      g = b.gen   -- read right after the growth, before anything allocates
+      cap = tonumber(b.cap)
+    end
     -- Bytes past the length are nobody's: an interrupted put leaves no trace.
     return write_pieces(b, g, cap, old, old, n, ...) == total and commit(b, g, total)
   end
@@ -588,6 +599,14 @@ return function(avxbuf, c)
   end
   avxbuf.copy, avxbuf.zero, avxbuf.fill = copy, zero, fill
   methods.copy, methods.zero, methods.fill = copy, zero, fill
+  -- #buf: C's __len is a C function, which ends a trace where it is met;
+  -- this one compiles to a load.
+  local c_len = MT.__len
+  MT.__len = function(buf)
+    local b = as_buffer(buf)
+    if b ~= nil then return tonumber(b.len) end
+    return c_len(buf)
+  end
   methods.resize = function(buf, n)
     if fast_resize(buf, n) then return buf end
     return c_resize(buf, n)
@@ -610,7 +629,7 @@ return function(avxbuf, c)
       if source then
         local chunk = assert(load(source, "=avxbuf.ffi(" .. what .. " " .. fmt .. ")"))
         f = chunk(ffi.typeof, cast, tonumber, band, bit.bswap, bit.rshift, bit.arshift, ffi.string, fcopy, ffill,
-                  as_buffer, whole, math.max, c_path)
+                  as_buffer, whole, math.max, c_grow, c_path)
       end
       made[fmt], count = f, count + 1
       return f
