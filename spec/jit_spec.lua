@@ -143,6 +143,50 @@ end
   lu.assertNil(dump:find("FUNCC", 1, true), "a C function met while recording")
 end
 
+-- A trace that recorded a failed growth (a buffer a finalizer brought back
+-- has no module) later grows another buffer: the check of the growth's
+-- result exits the trace, the exit runs a finalizer that frees that buffer,
+-- and the put or pack must see it (it once read the generation again there
+-- and wrote into the freed buffer: SIGSEGV).
+local GROWTH_EXIT = [[
+local avxbuf = require "avxbuf"
+local rb
+do
+  local b = avxbuf.new(0)
+  local p = newproxy(true)
+  getmetatable(p).__gc = function() rb = b end
+end
+collectgarbage(); collectgarbage()
+assert(rb, "not brought back")
+local nb = avxbuf.new(0)
+local fired = 0
+local bufs = {}
+for i = 1, 3000 do bufs[i] = i <= 1000 and rb or nb end
+for i = 1, 3000 do
+  if i == 1000 then
+    collectgarbage("collect"); collectgarbage("stop")
+    for _ = 1, 50000 do
+      local p = newproxy(true)
+      getmetatable(p).__gc = function() fired = fired + 1; nb:free() end
+    end
+    collectgarbage("setstepmul", 1); collectgarbage("restart")
+    repeat collectgarbage("step", 0) until fired > 0
+  end
+  local b = bufs[i]
+  b:free()
+  OPERATION
+end
+assert(#nb == LENGTH, #nb)
+]]
+
+function TestJit.test_a_finalizer_at_the_growth_check_is_seen()
+  needs_jit()
+  h.needs_children()
+  for op, len in pairs { ['b:put("hello")'] = 5, ['b:pack("<i4s1", 7, "hello")'] = 10 } do
+    traces_of((GROWTH_EXIT:gsub("OPERATION", op):gsub("LENGTH", len)))   -- exits 0
+  end
+end
+
 -- buf:put of more pieces than it unrolls at a time (eight) stays in the
 -- loop's trace: no stitch around the C function, which took 240 ns for
 -- ten pieces against 33 ns compiled. (Side traces that start inside the

@@ -67,9 +67,7 @@ static void free_block(lua_State *L, void *block, size_t size)
 
 static void release(lua_State *L, buffer *b)
 {
-  /* (A buffer a finalizer brought back has no module: what it grows by
-   * afterwards stays counted as held. Only the pace reads held.) */
-  lmodule *m = b->module;
+  lmodule *m = b->module;   /* NULL once a finalizer brought it back: not counted */
   if (m) m->held -= b->block_size < m->held ? b->block_size : m->held;
   free_block(L, b->block, b->block_size);
   b->block = NULL;
@@ -122,7 +120,9 @@ int avxbuf_grow(lmodule *m, lua_Alloc alloc, void *ud, buffer *b, size_t need, s
   b->cap = cap;
   b->gen++;
   m->unpaced += added;
-  m->held += added;
+  /* held counts what release() takes back, which it can only for a buffer
+   * that still has its module (not one a finalizer brought back). */
+  if (b->module != NULL) m->held += added;
   return 1;
 }
 

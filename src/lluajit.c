@@ -59,7 +59,7 @@ static int ffi_fill(buffer *b, uint32_t gen, size_t off, int byte, size_t n)
 static int ffi_grow(buffer *b, uint32_t gen, size_t need)
 {
   lmodule *m = b->module;
-  if (b->gen != gen || m == NULL || need > MAX_LENGTH) return 0;
+  if (b->gen != gen || m == NULL || need <= b->cap || need > MAX_LENGTH) return 0;   /* success: one step */
   return avxbuf_grow(m, m->alloc, m->alloc_ud, b, need, b->len);
 }
 

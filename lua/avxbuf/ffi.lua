@@ -326,7 +326,9 @@ return function(buf, at, i, fmt, ...)
     if base <= len then
       if base + total > tonumber(b.cap) then   -- grown here, by C's rule (src/lluajit.c)
         if grow(b, g, base + total) == 0 then return c_path(buf, at, i, fmt, ...) end
-        g = b.gen   -- read right after the growth, before anything allocates
+        -- The one step the growth made, not b.gen read again: a trace can
+        -- exit at the check above and run a finalizer before that read.
+        g = (g + 1) %% 4294967296
       end
       local p = b.data + base
       %s
@@ -508,9 +510,11 @@ return function(avxbuf, c)
       else
         sgen = src.gen
         n = tonumber(src.len)
-        if at + n > cap then return -1 end   -- it grew since it was counted
       end
     end
+    -- A piece buffer that grew since it was counted (a finalizer run by a
+    -- cdata made here) moves every later piece: none may end past the room.
+    if at + n > cap then return -1 end
     if n > PUT_BY_MEMCPY then
       return copy_bytes(b, g, at, src, sgen, str, 0, n, false) and at + n or -1
     end
@@ -559,7 +563,7 @@ return function(avxbuf, c)
     local cap = tonumber(b.cap)
     if total > cap then   -- grown here, by C's rule (src/lluajit.c)
       if c_grow(b, g, total) == 0 then return false end
-      g = b.gen   -- read right after the growth, before anything allocates
+      g = (g + 1) % 4294967296   -- the growth's one step (as in the packer above)
       cap = tonumber(b.cap)
     end
     -- Bytes past the length are nobody's: an interrupted put leaves no trace.
