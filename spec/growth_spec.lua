@@ -311,42 +311,42 @@ local function rss_mib()
   return pages and resident and resident * 4096 / 2 ^ 20
 end
 
--- Buffer memory comes from the Lua allocator and is reported to the
--- collector, which therefore collects dropped buffers as it goes.
-function TestMemory.test_dropped_buffers_do_not_pile_up()
+-- Runs drop(i) for i = 1..600 (each dropping 1 MiB of buffer) and fails
+-- when the resident set grew by 48 MiB or more on the way: the collector,
+-- paced by the buffer memory, must keep up. Skipped where RSS says nothing.
+local function needs_rss()
   if h.LIGHT or h.QEMU or os.getenv("AVXBUF_SPEC_SANITIZED") then
     lu.skip("RSS under valgrind, qemu or a sanitizer allocator says nothing about this")
   end
   if not rss_mib() then lu.skip("no /proc/self/statm") end
+end
+local function assert_dropped_mib_do_not_pile_up(drop)
+  needs_rss()
   collectgarbage("collect")
   local before = rss_mib()
   local peak = before
   for i = 1, 600 do
-    avxbuf.new(1048576, i % 256)   -- filled, so each MiB is resident; then dropped
+    drop(i)
     if i % 20 == 0 then peak = math.max(peak, rss_mib()) end
   end
   lu.assertTrue(peak - before < 48, string.format("RSS grew by %.0f MiB over 600 MiB of dropped buffers",
                                                   peak - before))
 end
 
+-- Buffer memory comes from the Lua allocator and is reported to the
+-- collector, which therefore collects dropped buffers as it goes.
+function TestMemory.test_dropped_buffers_do_not_pile_up()
+  assert_dropped_mib_do_not_pile_up(function(i)
+    avxbuf.new(1048576, i % 256)   -- filled, so each MiB is resident; then dropped
+  end)
+end
+
 -- The same for buffers that grew by put: under LuaJIT the FFI path grows
 -- them without telling the collector (no Lua call there); the next call
 -- that paces, avxbuf.new here, does.
 function TestMemory.test_buffers_grown_by_put_and_dropped_do_not_pile_up()
-  if h.LIGHT or h.QEMU or os.getenv("AVXBUF_SPEC_SANITIZED") then
-    lu.skip("RSS under valgrind, qemu or a sanitizer allocator says nothing about this")
-  end
-  if not rss_mib() then lu.skip("no /proc/self/statm") end
   local mib = ("m"):rep(1048576)
-  collectgarbage("collect")
-  local before = rss_mib()
-  local peak = before
-  for i = 1, 600 do
-    avxbuf.new():put(mib)   -- 1 MiB grown into, written, dropped
-    if i % 20 == 0 then peak = math.max(peak, rss_mib()) end
-  end
-  lu.assertTrue(peak - before < 48, string.format("RSS grew by %.0f MiB over 600 MiB of dropped buffers",
-                                                  peak - before))
+  assert_dropped_mib_do_not_pile_up(function() avxbuf.new():put(mib) end)
 end
 
 -- A buffer a finalizer brought back has no module; what it grows by is
@@ -354,10 +354,7 @@ end
 -- back) left the count inflated, and pacing waited for that many bytes:
 -- 923 MiB of RSS for 1500 dropped 1 MiB buffers after such a churn.
 function TestMemory.test_a_buffer_brought_back_does_not_stop_the_pacing()
-  if h.LIGHT or h.QEMU or os.getenv("AVXBUF_SPEC_SANITIZED") then
-    lu.skip("RSS under valgrind, qemu or a sanitizer allocator says nothing about this")
-  end
-  if not rss_mib() then lu.skip("no /proc/self/statm") end
+  needs_rss()
   local back
   do
     local b = avxbuf.new(0)
@@ -372,15 +369,7 @@ function TestMemory.test_a_buffer_brought_back_does_not_stop_the_pacing()
   lu.assertNotNil(back, "the finalizer ran")
   local mib = ("m"):rep(1048576)
   for _ = 1, 600 do back:free(); back:put(mib) end
-  collectgarbage("collect")
-  local before = rss_mib()
-  local peak = before
-  for i = 1, 600 do
-    avxbuf.new(1048576, i % 256)
-    if i % 20 == 0 then peak = math.max(peak, rss_mib()) end
-  end
-  lu.assertTrue(peak - before < 48, string.format("RSS grew by %.0f MiB over 600 MiB of dropped buffers",
-                                                  peak - before))
+  assert_dropped_mib_do_not_pile_up(function(i) avxbuf.new(1048576, i % 256) end)
 end
 
 function TestMemory.test_a_stopped_collector_stays_stopped()
