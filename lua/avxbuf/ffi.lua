@@ -43,9 +43,9 @@ local function whole(x) return type(x) == "number" and x % 1 == 0 end
 -- A move of n <= 64 bytes as two overlapping moves of a constant width (the
 -- head/tail scheme of src/kernels/small.h): the JIT unrolls ffi.copy and
 -- ffi.fill of a constant size into plain loads and stores, while a size it
--- cannot fold calls memcpy (~3 ns a call, -jdump). Each width has movers of their own, compiled from source
--- with the width a literal: a trace that starts anywhere in them, or in a
--- caller, sees a constant. (A width passed in, or an upvalue of closures
+-- cannot fold calls memcpy (~3 ns a call, -jdump). Each width has movers
+-- of their own, compiled from source with the width a literal: a trace
+-- that starts anywhere in them, or in a caller, sees a constant. (A width passed in, or an upvalue of closures
 -- sharing one prototype, was a variable in traces that started inside
 -- them or between the choice and the move, and those called memcpy:
 -- spec/jit_spec.lua.)
