@@ -102,6 +102,9 @@ local LOADS = {
   float = { [4] = "float" }, double = { [8] = "double" }, number = { [8] = "double" },
 }
 local PREFIXES = { [1] = "uint8_t", [2] = "uint16_t", [4] = "uint32_t", [8] = "uint64_t" }
+-- The word of a float or double that holds its exponent: all ones in it,
+-- at or above this, is an infinity or a NaN.
+local FLOATS = { float = "0x7F800000", double = "0x7FF00000", number = "0x7FF00000" }
 local NATIVE_LITTLE = ffi.abi("le")
 
 -- The other byte order, for 2- and 4-byte integers only: a value loaded
@@ -177,6 +180,14 @@ local function unpack_source(ops)
       values[#values + 1] = "v" .. k
       seg("local q%d = cast(%s, base + (%s))", k, ptr(load), at())
       seg("if b.gen ~= g then return false end")
+      if FLOATS[op.kind] then
+        -- An infinity or NaN goes to C, whose lua_pushnumber canonicalises
+        -- NaNs (lj_api.c): a load keeps a NaN's payload, and LuaJIT reads
+        -- a negative NaN with high payload bits as the tag of a GC object
+        -- (lj_obj.h's NaN tagging), at an address made of the data.
+        seg("if band(cast(%s, base + (pos + %d))[0], 0x7FFFFFFF) >= %s then return false end",
+            ptr("uint32_t"), off + (size == 8 and NATIVE_LITTLE and 4 or 0), FLOATS[op.kind])
+      end
       seg("local v%d = %s", k, value)
     elseif op.kind == "char" then
       values[#values + 1] = "v" .. k
