@@ -36,7 +36,7 @@ LDFLAGS_SO = -shared -pthread $(SAN)
 SRC = src/lavxbuf.c src/lmodule.c src/largs.c src/lbuffer.c src/linspect.c src/lpack.c src/packfmt.c \
 	src/lmatch.c src/match.c src/lio.c src/lformat.c src/lsplit.c src/lsettings.c src/lmeasure.c \
 	src/lcapi.c src/lluajit.c src/lembed.c \
-	src/cpu.c src/policy.c src/settings.c src/dispatch.c \
+	src/cpu.c src/policy.c src/settings.c src/dispatch.c src/clock.c \
 	src/kernels/sse2.c src/kernels/avx.c src/kernels/avx2.c src/kernels/avx512.c src/kernels/erms.c \
 	src/kernels/libc.c src/kernels/registry.c
 BINDING_SRC = $(filter src/l%.c,$(SRC))
@@ -72,7 +72,7 @@ $(BUILD)/emul/obj/%.o: src/%.c $(HDR)
 	$(CC) $(CFLAGS) $(AVXBUF_CFLAGS) $(EMUL_CFLAGS) -c $< -o $@
 
 # The Lua code compiled into the module (src/lembed.c: .incbin).
-EMBEDDED_LUA = lua/avxbuf/ffi.lua lua/avxbuf/tune.lua
+EMBEDDED_LUA = lua/avxbuf/ffi.lua lua/avxbuf/tune.lua lua/avxbuf/stats.lua lua/avxbuf/licence.lua
 $(BUILD)/obj/lembed.o $(BUILD)/emul/obj/lembed.o: $(EMBEDDED_LUA)
 
 $(BUILD)/avxbuf.so: $(NATIVE_OBJ)

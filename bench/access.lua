@@ -13,14 +13,14 @@
 --           into a table + table.concat
 -- The later rows print the time per operation of every column and each
 -- ratio avxbuf/plain: the Hodges-Lehmann estimate over the paired rounds
--- and its 95% interval (bench/lib/stats.lua), the rounds' spread.
+-- and its 95% interval (lua/avxbuf/stats.lua), the rounds' spread.
 -- lua5.4 bench/access.lua [--quick] [--only TABLE,...] [--json FILE]
 package.path = "lua/?.lua;lua/?/init.lua;bench/lib/?.lua;" .. package.path
 package.cpath = "build/?.so;" .. package.cpath
 local argparse = require "argparse"
 local avxbuf = require "avxbuf"
 local harness = require "harness"
-local stats = require "stats"
+local stats = require "avxbuf.stats"
 
 local TABLES = { "find", "find_x", "unpack", "match", "match_at", "gmatch", "lines", "pack" }
 local parser = argparse("access.lua", "find, unpack, match, gmatch, lines and pack against the plain-Lua ways")

@@ -12,7 +12,7 @@ local ffi = require "ffi"
 local avxbuf = require "avxbuf"
 local harness = require "harness"
 local transform = require "transform"
-local stats = require "stats"
+local stats = require "avxbuf.stats"
 assert(jit, "run this with luajit")
 assert(avxbuf.ffi, "avxbuf's FFI path is not active")
 local string_buffer = require "string.buffer"
@@ -157,7 +157,7 @@ do
       crc = c
     end
   end
-  -- paired rounds: the ratio with its 95% interval (bench/lib/stats.lua)
+  -- paired rounds: the ratio with its 95% interval (lua/avxbuf/stats.lua)
   local r = stats.ratio(samples.string_buffer, samples.avxbuf)
   print(string.format("transform --quick, one operation: string.buffer %.3f s  avxbuf %.3f s; avxbuf/string.buffer "
                       .. "%.2fx, 95%% CI %s over %d rounds (%s); checksum %08x",

@@ -11,7 +11,7 @@
 -- seconds (os.clock) per program run, median of interleaved rounds (every
 -- variant once per round, the order alternating); ratio avxbuf/other: the
 -- Hodges-Lehmann estimate over the paired rounds and its 95% interval
--- (bench/lib/stats.lua; none under 6 rounds).
+-- (lua/avxbuf/stats.lua; none under 6 rounds).
 --   lua5.4 bench/programs.lua [--quick] [--only PROGRAM,...] [--rounds N] [--passing half|none|all]
 --                             [--json FILE]                  (after `make`)
 --   luajit bench/programs.lua [--quick] ...                  (after `make LUA=luajit`)
@@ -22,7 +22,7 @@ package.cpath = (jit and "build/luajit/?.so;" or "build/?.so;") .. package.cpath
 local argparse = require "argparse"
 local avxbuf = require "avxbuf"
 local harness = require "harness"
-local stats = require "stats"
+local stats = require "avxbuf.stats"
 local spack = string.pack
 if not jit and not spack then error("needs Lua 5.3 or later (string.pack) or LuaJIT") end
 

@@ -2,7 +2,7 @@
 -- core being downclocked? Runs the xml.transform analog (bench/lib/transform.lua)
 -- once per configuration row, with licence counters and effective frequency.
 -- Rows are measured in interleaved rounds and compared with the first one,
--- each with a 95% confidence interval (bench/lib/stats.lua says how).
+-- each with a 95% confidence interval (lua/avxbuf/stats.lua says how).
 -- lua5.4 bench/transform.lua [--quick] [--rounds N] [--seconds S] [--warmup N]
 --                           [--rows "knobs;knobs"] [--pin CPU|none] [--clock cpu|wall] [--json FILE]
 package.path = "lua/?.lua;lua/?/init.lua;bench/lib/?.lua;" .. package.path
@@ -12,7 +12,7 @@ local avxbuf = require "avxbuf"
 local counters = require "avxbuf.counters"
 local bench = require "harness"
 local transform = require "transform"
-local stats = require "stats"
+local stats = require "avxbuf.stats"
 
 local parser = argparse("transform.lua", "xml.transform analog: throughput per vector width, with licence counters")
 parser:option("--rounds", "measured rounds (every row once per round); default 15, 10 with --quick")
@@ -281,7 +281,7 @@ if #rows > 1 and not found then
   print("\n# no difference this machine can detect: every interval contains 1")
 end
 print("# ratio: time of the row / time of the first row, Hodges-Lehmann over paired rounds; "
-      .. "95% CI by the Wilcoxon signed-rank test (bench/lib/stats.lua)")
+      .. "95% CI by the Wilcoxon signed-rank test (lua/avxbuf/stats.lua)")
 
 -- The one line to act on: the fastest row whose interval excludes the first
 -- row's time, or keep the first (the default, unless --rows said otherwise),

@@ -1,7 +1,7 @@
--- bench/lib/stats.lua on synthetic samples: exact critical values, a known
+-- lua/avxbuf/stats.lua on synthetic samples: exact critical values, a known
 -- difference found, none invented, and the false-positive rate it promises.
 local lu = require "luaunit"
-local stats = require "stats"
+local stats = require "avxbuf.stats"
 
 -- Deterministic normal deviates (an LCG and Box-Muller), independent of the
 -- code under test.

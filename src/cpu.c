@@ -194,6 +194,10 @@ void avxbuf_cpu_read(const avxbuf_cpuid_source *src, avxbuf_cpu *cpu)
     memmove(cpu->brand, p, n);
     cpu->brand[n] = '\0';
   }
+  if (max_ext >= 0x80000007) {
+    query(src, 0x80000007, 0, r);
+    cpu->invariant_tsc = (r[3] >> 8) & 1;
+  }
   detect_caches(src, max_leaf, max_ext, cpu);
 }
 

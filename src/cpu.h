@@ -42,6 +42,7 @@ typedef struct avxbuf_cpu {
   unsigned l3_threads;                /* threads sharing an L3; 0 = not said */
   const char *l1d_leaf, *l2_leaf, *l3_leaf;   /* the CPUID leaf each came from, or NULL */
   int l3_capped;                      /* l3 is the cap, below what the leaf said */
+  int invariant_tsc;                  /* CPUID 0x80000007 EDX bit 8: the TSC ticks at one rate */
 } avxbuf_cpu;
 
 void avxbuf_cpu_decode(const avxbuf_cpuid_raw *raw, avxbuf_cpu *cpu);

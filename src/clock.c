@@ -1,0 +1,108 @@
+/* The chains of src/clock.h, each one asm block: no compiler may shorten a
+ * chain, vectorise it or keep its counter in memory, at any optimisation
+ * level (a probe that ran wide code would change the licence it measures;
+ * make audit checks the compiled loops: tools/audit.lua, rule "probe"). */
+#include <pthread.h>
+#include <time.h>
+
+#include "arch.h"
+#include "clock.h"
+
+#ifdef AVXBUF_X86
+/* lfence first: rdtsc does not wait for earlier instructions to finish
+ * (Intel SDM vol. 2, RDTSC). */
+uint64_t avxbuf_tsc(void)
+{
+  uint32_t lo, hi;
+  __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+  return ((uint64_t)hi << 32) | lo;
+}
+
+#define TIMES16(s) s s s s s s s s s s s s s s s s
+
+/* noinline, with external linkage: one copy of each loop, the one the
+ * audit reads. */
+__attribute__((noinline)) uint64_t avxbuf_chain_add(uint64_t rounds)
+{
+  unsigned long x = 0, one = 1, n = (unsigned long)rounds;
+  uint64_t t0 = avxbuf_tsc();
+  __asm__ volatile("1:\n\t" TIMES16("add %[one], %[x]\n\t") "dec %[n]\n\tjnz 1b"
+                   : [x] "+r"(x), [n] "+r"(n) : [one] "r"(one) : "cc");
+  return avxbuf_tsc() - t0;
+}
+
+__attribute__((noinline)) uint64_t avxbuf_chain_imul(uint64_t rounds)
+{
+  unsigned long x = 1, one = 1, n = (unsigned long)rounds;
+  uint64_t t0 = avxbuf_tsc();
+  __asm__ volatile("1:\n\t" TIMES16("imul %[one], %[x]\n\t") "dec %[n]\n\tjnz 1b"
+                   : [x] "+r"(x), [n] "+r"(n) : [one] "r"(one) : "cc");
+  return avxbuf_tsc() - t0;
+}
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One (monotonic time, TSC) pair: the TSC read between two clock reads,
+ * the pair with the closest reads of three kept. */
+static void pair(double *t, uint64_t *ticks)
+{
+  double best = 1e9;
+  for (int i = 0; i < 3; i++) {
+    double a = now();
+    uint64_t c = avxbuf_tsc();
+    double b = now();
+    if (b - a < best) best = b - a, *t = (a + b) / 2, *ticks = c;
+  }
+}
+
+static double tsc_rate;
+static pthread_once_t tsc_once = PTHREAD_ONCE_INIT;
+
+static void calibrate(void)
+{
+  double t0, t1;
+  uint64_t c0, c1;
+  pair(&t0, &c0);
+  do pair(&t1, &c1); while (t1 - t0 < 0.02);
+  tsc_rate = (double)(c1 - c0) / (t1 - t0);
+}
+
+double avxbuf_tsc_hz(void)
+{
+  pthread_once(&tsc_once, calibrate);
+  return tsc_rate;
+}
+
+int avxbuf_clock_usable(const avxbuf_cpu *cpu, const char **why)
+{
+  if (!cpu->invariant_tsc) {
+    *why = "the TSC is not invariant here (CPUID 0x80000007 EDX bit 8 is clear): its ticks are not time";
+    return 0;
+  }
+  return 1;
+}
+#else
+uint64_t avxbuf_tsc(void) { return 0; }
+uint64_t avxbuf_chain_add(uint64_t rounds) { (void)rounds; return 0; }
+uint64_t avxbuf_chain_imul(uint64_t rounds) { (void)rounds; return 0; }
+double avxbuf_tsc_hz(void) { return 0; }
+
+int avxbuf_clock_usable(const avxbuf_cpu *cpu, const char **why)
+{
+  (void)cpu;
+  *why = "the clock probe is x86 code, and this build (" AVXBUF_ARCH ") has none";
+  return 0;
+}
+#endif
+
+double avxbuf_chain_ghz(uint64_t rounds, uint64_t ticks, int cycles_per_op)
+{
+  double hz = avxbuf_tsc_hz();
+  if (ticks == 0 || hz <= 0) return 0;
+  return (double)rounds * AVXBUF_CHAIN_UNROLL * cycles_per_op / ((double)ticks / hz) / 1e9;
+}
