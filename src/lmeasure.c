@@ -164,8 +164,11 @@ static int clock_unusable(lua_State *L)
   return 2;
 }
 
+/* The TSC ticks of us microseconds. */
+static uint64_t ticks_of(lua_Integer us) { return (uint64_t)((double)us * 1e-6 * avxbuf_tsc_hz()); }
+
 /* avxbuf.coreclock([adds]) -> GHz, {add_ghz, imul_ghz, ratio, agree,
- * tsc_ghz, seconds} | nil, reason. Three windows of each chain, interleaved;
+ * tsc_ghz, seconds} | nil, reason. Five windows of each chain, interleaved;
  * each chain's highest reading is kept, as an interrupt inside a window
  * only ever lowers it. agree: the imul chain's clock is within 2% of the
  * add chain's. */
@@ -178,8 +181,11 @@ static int l_coreclock(lua_State *L)
   uint64_t r_add = (uint64_t)adds / AVXBUF_CHAIN_UNROLL;
   uint64_t r_imul = r_add / AVXBUF_IMUL_CYCLES;
   double add = 0, imul = 0;
-  window_ghz(r_add);   /* the loop's code in the caches, its branch learnt */
-  for (int i = 0; i < 3; i++) {
+  /* ~1 ms of the chain first: its code in the caches, its branch learnt,
+   * and a core that was idle brought to its running clock. */
+  uint64_t warm = ticks_of(1000), t0 = avxbuf_tsc();
+  while (avxbuf_tsc() - t0 < warm) avxbuf_chain_add(64);
+  for (int i = 0; i < 5; i++) {
     double a = window_ghz(r_add);
     double m = avxbuf_chain_ghz(r_imul, avxbuf_chain_imul(r_imul), AVXBUF_IMUL_CYCLES);
     if (a > add) add = a;
@@ -206,9 +212,6 @@ typedef struct clock_row {
   const avxbuf_kernel *kernel;   /* NULL: the scalar add chain */
   int op;
 } clock_row;
-
-/* The TSC ticks of us microseconds. */
-static uint64_t ticks_of(lua_Integer us) { return (uint64_t)((double)us * 1e-6 * avxbuf_tsc_hz()); }
 
 /* Runs the row's work for at least `ticks` TSC ticks: its kernel over
  * n bytes again and again (8 calls between looks at the TSC), or the add
@@ -249,7 +252,8 @@ static int l_measure_clock(lua_State *L)
   luaL_argcheck(L, nr >= 1 && nr <= MAX_CLOCK_ROWS, 1, "from 1 to 16 rows");
   clock_row rows[MAX_CLOCK_ROWS];
   for (int i = 0; i < nr; i++) {
-    if (lua_rawgeti(L, 2, i + 1) != LUA_TTABLE) luaL_argerror(L, 1, "field 'rows' must be a list of tables");
+    lua_rawgeti(L, 2, i + 1);   /* (it returns the type from 5.3 on only) */
+    if (!lua_istable(L, -1)) luaL_argerror(L, 1, "field 'rows' must be a list of tables");
     lua_getfield(L, -1, "kernel");
     const char *name = lua_tostring(L, -1);
     if (name == NULL) luaL_argerror(L, 1, "each row needs a field 'kernel' (a name, or \"scalar\")");

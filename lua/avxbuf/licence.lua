@@ -39,7 +39,7 @@ function M.decide(a, b, f)
     v.drop, v.text = false, "too few rounds for an interval (at least 6 are needed)"
     return v
   end
-  v.drop = r.ci[2] < 1 - noise
+  v.drop = r.ci[2] < 1 and r.ratio < 1 - noise
   if v.drop then
     v.text = string.format("lowers this core's clock by %.1f%% [%.1f-%.1f]", pct(1 - r.ratio),
                            pct(1 - r.ci[2]), pct(1 - r.ci[1]))

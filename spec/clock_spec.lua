@@ -1,0 +1,118 @@
+-- The clock probe (src/clock.c, avxbuf.coreclock, avxbuf.measure_clock)
+-- and the licence verdict (lua/avxbuf/licence.lua's decide): the verdict
+-- on synthetic readings whose truth is known, and the probe on this
+-- machine (its two chains agree; identical states read alike).
+local lu = require "luaunit"
+local h = require "helpers"
+local avxbuf = h.avxbuf
+local licence = require "avxbuf.licence"
+
+-- Synthetic readings: per round a drift shared by every row (the host's
+-- clock moves), each reading with its own noise of relative sd, and dips
+-- (a reading lowered by 5-15%, as an interrupt does) in a share of them.
+local function normal()
+  local u1, u2 = math.random(), math.random()
+  return math.sqrt(-2 * math.log(1 - u1)) * math.cos(2 * math.pi * u2)
+end
+local function synthetic(rounds, sd, drop, dips)
+  local a, b, f = {}, {}, {}
+  local function reading(ghz)
+    local v = ghz * (1 + sd * normal())
+    if math.random() < dips then v = v * (0.95 - 0.1 * math.random()) end
+    return v
+  end
+  for k = 1, rounds do
+    local ghz = 3 * (1 + 0.02 * normal())
+    a[k], b[k], f[k] = reading(ghz), reading(ghz), reading(ghz * (1 - drop))
+  end
+  return a, b, f
+end
+
+TestClock = {}
+
+function TestClock.setUp() math.randomseed(30) end
+
+function TestClock.test_no_drop_is_flagged_in_at_most_1_percent_of_sets()
+  local flagged = 0
+  for _ = 1, 1000 do
+    local v = licence.decide(synthetic(16, 0.01 + 0.04 * math.random(), 0, 0.1))
+    if v.drop then flagged = flagged + 1 end
+    lu.assertStrContains(v.text, v.drop and "lowers" or "no drop beyond")
+  end
+  lu.assertTrue(flagged <= 10, flagged .. " of 1000 no-drop sets flagged")
+end
+
+-- Each real drop, at a noise the run can resolve it in, is reported in at
+-- least 95% of sets, and its interval holds the true drop in most.
+function TestClock.test_real_drops_are_reported()
+  for _, c in ipairs { { drop = 0.03, sd = 0.005, dips = 0 }, { drop = 0.08, sd = 0.01, dips = 0.1 },
+                       { drop = 0.08, sd = 0.02, dips = 0.1 }, { drop = 0.13, sd = 0.05, dips = 0.1 } } do
+    local found, covered = 0, 0
+    for _ = 1, 100 do
+      local v = licence.decide(synthetic(24, c.sd, c.drop, c.dips))
+      if v.drop then
+        found = found + 1
+        lu.assertStrContains(v.text, "lowers this core's clock by")
+      end
+      if v.ci and v.ci[1] <= 1 - c.drop and 1 - c.drop <= v.ci[2] then covered = covered + 1 end
+    end
+    local what = string.format("a %.0f%% drop at noise %.1f%%", 100 * c.drop, 100 * c.sd)
+    lu.assertTrue(found >= 95, what .. ": reported in " .. found .. " of 100 sets")
+    lu.assertTrue(covered >= 80, what .. ": inside the interval in " .. covered .. " of 100 sets")
+  end
+end
+
+function TestClock.test_too_few_rounds_give_no_verdict()
+  local v = licence.decide({ 3, 3, 3 }, { 3, 3, 3 }, { 2, 2, 2 })
+  lu.assertFalse(v.drop)
+  lu.assertStrContains(v.text, "too few rounds")
+end
+
+local function needs_probe()
+  if h.EMULATED_CPUID or h.QEMU then lu.skip("the chains do not run at their latency under valgrind or qemu") end
+  h.needs_x86()
+end
+
+-- Where there is no probe, it says why, and licence concludes nothing.
+function TestClock.test_without_a_probe_it_says_why()
+  if h.X86 and not h.QEMU then lu.skip("this machine has the probe") end
+  local ghz, why = avxbuf.coreclock()
+  lu.assertNil(ghz)
+  lu.assertStrContains(why, "probe")
+  lu.assertStrContains(tostring(avxbuf.licence(0.01)), "no conclusion")
+end
+
+function TestClock.test_add_and_imul_chains_agree_within_2_percent()
+  needs_probe()
+  for _ = 1, 3 do
+    local ghz, d = avxbuf.coreclock()
+    lu.assertTrue(ghz > 0.1 and ghz < 10, "a core clock: " .. tostring(ghz))
+    lu.assertTrue(math.abs(d.imul_ghz / d.add_ghz - 1) <= 0.02,
+                  string.format("add chain %.3f GHz, imul chain %.3f GHz", d.add_ghz, d.imul_ghz))
+    lu.assertTrue(d.agree)
+    lu.assertTrue(d.tsc_ghz > 0.1 and d.seconds > 0 and d.seconds < 1e-3)
+  end
+end
+
+-- Two probes of one state (a scalar burst, three rows of it) are within
+-- the noise they report: the verdict on the third against the first two
+-- finds no drop.
+function TestClock.test_identical_states_read_alike()
+  needs_probe()
+  local rows = { { kernel = "scalar" }, { kernel = "scalar" }, { kernel = "scalar" } }
+  local r = assert(avxbuf.measure_clock { rows = rows, rounds = 12, settle_us = 1000 })
+  for i = 1, 3 do lu.assertEquals(#r[i], 12) end
+  local v = licence.decide(r[1], r[2], r[3])
+  lu.assertFalse(v.drop, v.text)
+end
+
+function TestClock.test_bad_arguments_are_errors()
+  lu.assertErrorMsgContains("bad argument #1 to '", avxbuf.coreclock, 5)
+  lu.assertErrorMsgContains("(adds must be an integer from 1600", avxbuf.coreclock, 5)
+  lu.assertErrorMsgContains("(from 1 to 16 rows)", avxbuf.measure_clock,
+                            { rows = {}, rounds = 1 })
+  lu.assertErrorMsgContains("no kernel 'nope'", avxbuf.measure_clock, { rows = { { kernel = "nope", op = "zero" } },
+                                                                        rounds = 1 })
+  lu.assertErrorMsgContains("needs field 'op'", avxbuf.measure_clock, { rows = { { kernel = "libc" } }, rounds = 1 })
+  lu.assertErrorMsgContains("(seconds must be", avxbuf.licence, -1)
+end
