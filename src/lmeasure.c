@@ -187,7 +187,7 @@ static int l_coreclock(lua_State *L)
    * and a core that was idle brought to its running clock. */
   uint64_t warm = quick ? 0 : ticks_of(1000), t0 = avxbuf_tsc();
   while (avxbuf_tsc() - t0 < warm) avxbuf_chain_add(64);
-  double ratio[5];
+  double ratio[5] = { 0 };
   for (int i = 0; i < pairs; i++) {
     double a = window_ghz(r_add);
     double m = avxbuf_chain_ghz(r_imul, avxbuf_chain_imul(r_imul), AVXBUF_IMUL_CYCLES);

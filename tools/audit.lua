@@ -25,6 +25,11 @@
 --              not clean them).
 --   agree      the widest register a kernel touches is its vector_bits, and
 --              it streams exactly when kernels() says so.
+--   probe      the clock probe's chains (src/clock.c: avxbuf_chain_add and
+--              avxbuf_chain_imul) are in the module, touch no vector
+--              register, and each one's loop (from its one backward
+--              branch's target to that branch) holds 16 of its instruction
+--              and no memory operand: the chain it times, nothing wider.
 --   zeroing    with vector_zeroing=false, every kernel the dispatcher picks
 --              for zero and fill (asked of each --select module at every
 --              use_avx, max_vector_size and size around the thresholds) has
@@ -361,6 +366,7 @@ local function zeroing_kernels(select_paths)
 end
 
 local kernels_from = args.kernels_from or args.files[1]
+local CHAINS = { chain_add = "add", chain_imul = "imul" }
 local kernel_list = load_module(kernels_from).kernels()
 local select_paths = #args.select > 0 and args.select or { kernels_from }
 local zeroing = zeroing_kernels(select_paths)
@@ -434,6 +440,42 @@ for _, file in ipairs(args.files) do
     if file == kernels_from and not groups[name .. "_fill"] then
       violation(file, name .. "_fill", nil, "zeroing",
                 "vector_zeroing=false picks " .. name .. ", whose fill is not in this file")
+    end
+  end
+  -- the clock probe's chains
+  local chains = {}
+  for _, f in ipairs(order) do
+    local op = CHAINS[base_name(f.name)]
+    if op then chains[base_name(f.name)] = true; checked_functions = checked_functions + 1 end
+    if op then
+      local loops = {}
+      for _, ins in ipairs(f.insns) do
+        if ins.width > 0 then violation(file, f.name, ins, "probe", "a vector register in the clock probe") end
+        if ins.flow == "jcc" and ins.target and ins.target < ins.addr then loops[#loops + 1] = ins end
+      end
+      if #loops ~= 1 then
+        violation(file, f.name, f.insns[1], "probe", #loops .. " backward branches: the chain is one loop")
+      else
+        local count = 0
+        for _, ins in ipairs(f.insns) do
+          if ins.addr >= loops[1].target and ins.addr <= loops[1].addr then
+            if ins.operands:find("%(") then
+              violation(file, f.name, ins, "probe", "a memory access inside the chain's loop")
+            end
+            if ins.mnemonic:match("^" .. op .. "[lq]?$") then count = count + 1 end
+          end
+        end
+        if count ~= 16 then
+          violation(file, f.name, loops[1], "probe", string.format("the loop holds %d %s, not 16", count, op))
+        end
+      end
+    end
+  end
+  if file == kernels_from and kernel_list[1] and kernel_list[1].isa then
+    for name in pairs(CHAINS) do
+      if not chains[name] and load_module(kernels_from).cpu().x86 then
+        violation(file, name, nil, "probe", "the clock probe's chain is not in this file")
+      end
     end
   end
   -- everything else: x86-64 baseline

@@ -65,3 +65,14 @@ PLANT(rep_stosb_fill, "mov %esi, %eax\n mov %rdx, %rcx\n rep stosb\n jmp outside
 
 /* EXPECT outside_helper isa: AVX outside the kernels */
 PLANT(outside_helper, "vpxor %xmm0, %xmm0, %xmm0\n ret")
+
+/* EXPECT avxbuf_chain_imul probe: a memory access inside the chain's loop */
+/* EXPECT avxbuf_chain_add probe: the loop holds 15 add, not 16 */
+PLANT(avxbuf_chain_imul, "mov $4, %rcx\n1: imul (%rdi), %rax\n imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n"
+      " imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n"
+      " imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n"
+      " dec %rcx\n jnz 1b\n ret")
+PLANT(avxbuf_chain_add, "mov $4, %rcx\n1: add %rdx, %rax\n add %rdx, %rax\n add %rdx, %rax\n add %rdx, %rax\n"
+      " add %rdx, %rax\n add %rdx, %rax\n add %rdx, %rax\n add %rdx, %rax\n add %rdx, %rax\n add %rdx, %rax\n"
+      " add %rdx, %rax\n add %rdx, %rax\n add %rdx, %rax\n add %rdx, %rax\n add %rdx, %rax\n"
+      " dec %rcx\n jnz 1b\n ret")
