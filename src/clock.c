@@ -86,8 +86,20 @@ int avxbuf_clock_usable(const avxbuf_cpu *cpu, const char **why)
   }
   return 1;
 }
+
+double avxbuf_chain_ghz(uint64_t rounds, uint64_t ticks, int cycles_per_op)
+{
+  double hz = avxbuf_tsc_hz();
+  if (ticks == 0 || hz <= 0) return 0;
+  return (double)rounds * AVXBUF_CHAIN_UNROLL * cycles_per_op / ((double)ticks / hz) / 1e9;
+}
 #else
 uint64_t avxbuf_tsc(void) { return 0; }
+double avxbuf_chain_ghz(uint64_t rounds, uint64_t ticks, int cycles_per_op)
+{
+  (void)rounds, (void)ticks, (void)cycles_per_op;
+  return 0;
+}
 uint64_t avxbuf_chain_add(uint64_t rounds) { (void)rounds; return 0; }
 uint64_t avxbuf_chain_imul(uint64_t rounds) { (void)rounds; return 0; }
 double avxbuf_tsc_hz(void) { return 0; }
@@ -100,9 +112,3 @@ int avxbuf_clock_usable(const avxbuf_cpu *cpu, const char **why)
 }
 #endif
 
-double avxbuf_chain_ghz(uint64_t rounds, uint64_t ticks, int cycles_per_op)
-{
-  double hz = avxbuf_tsc_hz();
-  if (ticks == 0 || hz <= 0) return 0;
-  return (double)rounds * AVXBUF_CHAIN_UNROLL * cycles_per_op / ((double)ticks / hz) / 1e9;
-}
