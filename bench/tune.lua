@@ -18,9 +18,11 @@ print(string.format("# avxbuf.tune(%s): %.2f s; ratio = the candidate's speed / 
                     .. "(median of interleaved rounds); + faster, - slower beyond the noise, . neither",
                     args.seconds, report.seconds))
 for _, e in ipairs(report) do
-  print(string.format("\n%s (%s): %s against %s; noise +-%.1f%%, a difference counts from %.1f%%",
+  if e.licence then
+    print(string.format("\n%s (%s):\n%s", e.name, e.op, tostring(e.licence)))
+  else print(string.format("\n%s (%s): %s against %s; noise +-%.1f%%, a difference counts from %.1f%%",
                       e.name, e.op, e.kernels and e.kernels[2] or "-", e.kernels and e.kernels[1] or "-",
-                      100 * e.noise, 100 * e.margin))
+                      100 * e.noise, 100 * e.margin)) end
   for i, n in ipairs(e.sizes) do
     print(string.format("  %10d B  %7.2f GB/s  %7.2f GB/s  %5.2fx %s", n, e.gbs.base[i], e.gbs.candidate[i],
                         e.ratio[i], ({ [1] = "+", [-1] = "-", [0] = "." })[e.verdict[i]]))

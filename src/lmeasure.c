@@ -170,14 +170,16 @@ static uint64_t ticks_of(lua_Integer us) { return (uint64_t)((double)us * 1e-6 *
 /* avxbuf.coreclock([adds [, quick]]) -> GHz, {add_ghz, imul_ghz, ratio, agree,
  * tsc_ghz, seconds} | nil, reason. Five windows of each chain, interleaved;
  * each chain's highest reading is kept, as an interrupt inside a window
- * only ever lowers it. ratio: imul's clock over add's, the median over the
- * five pairs; agree: within 2%. quick: no warm-up and one window of each,
+ * only ever lowers it (a window of one chain is ~30 us: the host takes the
+ * CPU or another thread shares its core now and then, and an interleaved
+ * window of each is then far apart). ratio: imul's best over add's best;
+ * agree: within 2%. quick: no warm-up and one window of each,
  * to read the clock that the work just done left (a benchmark's row). */
 static int l_coreclock(lua_State *L)
 {
   lua_Integer adds = optint(L, 1, DEFAULT_ADDS);
   luaL_argcheck(L, adds >= MIN_ADDS && adds <= MAX_ADDS, 1, "adds must be an integer from 1600 to 2^30");
-  int quick = lua_toboolean(L, 2), pairs = quick ? 1 : 5;
+  int quick = lua_toboolean(L, 2), windows = quick ? 1 : 5;
   int fail = clock_unusable(L);
   if (fail) return fail;
   uint64_t r_add = (uint64_t)adds / AVXBUF_CHAIN_UNROLL;
@@ -187,31 +189,22 @@ static int l_coreclock(lua_State *L)
    * and a core that was idle brought to its running clock. */
   uint64_t warm = quick ? 0 : ticks_of(1000), t0 = avxbuf_tsc();
   while (avxbuf_tsc() - t0 < warm) avxbuf_chain_add(64);
-  double ratio[5] = { 0 };
-  for (int i = 0; i < pairs; i++) {
+  for (int i = 0; i < windows; i++) {
     double a = window_ghz(r_add);
     double m = avxbuf_chain_ghz(r_imul, avxbuf_chain_imul(r_imul), AVXBUF_IMUL_CYCLES);
     if (a > add) add = a;
     if (m > imul) imul = m;
-    ratio[i] = a > 0 ? m / a : 0;
   }
-  /* The self-check compares each pair of neighbouring windows (a step of
-   * the host's clock between two pairs moves neither pair's ratio): the
-   * median of the five. */
-  for (int i = 1; i < pairs; i++)
-    for (int j = i; j > 0 && ratio[j - 1] > ratio[j]; j--) {
-      double t = ratio[j]; ratio[j] = ratio[j - 1]; ratio[j - 1] = t;
-    }
-  double mid = ratio[pairs / 2];
+  double ratio = add > 0 ? imul / add : 0;
   lua_pushnumber(L, add);
   lua_createtable(L, 0, 6);
   lua_pushnumber(L, add);
   lua_setfield(L, -2, "add_ghz");
   lua_pushnumber(L, imul);
   lua_setfield(L, -2, "imul_ghz");
-  lua_pushnumber(L, mid);
+  lua_pushnumber(L, ratio);
   lua_setfield(L, -2, "ratio");
-  lua_pushboolean(L, mid >= 0.98 && mid <= 1.02);
+  lua_pushboolean(L, ratio >= 0.98 && ratio <= 1.02);
   lua_setfield(L, -2, "agree");
   lua_pushnumber(L, avxbuf_tsc_hz() / 1e9);
   lua_setfield(L, -2, "tsc_ghz");

@@ -7,14 +7,24 @@
 --   avx3               32- against 64-byte vectors, where use_avx=3 is in force
 --   nontemporal        temporal against streaming copies, 1-64 MiB (and
 --                      zero, reported: it streams from twice the threshold)
--- in that order (the large sizes last: what the budget cuts is theirs).
+-- in that order (the large sizes last: what the budget cuts is theirs),
+-- after the licence probe (lua/avxbuf/licence.lua), which gets a fifth of
+-- the budget (at least its 8 rounds):
+--   licence            the core clock after 512-bit zero and copy, and
+--                      after 256-bit zero, against scalar code. On a CPU
+--                      the policy's table does not name, a drop at 512 bits
+--                      sets use_avx=2 and a drop after 256-bit zeroing sets
+--                      vector_zeroing=false; on a CPU it names, the table's
+--                      line stands and the report says whether the
+--                      measurement agrees. It only ever lowers a level.
 -- Every candidate is timed from C (avxbuf.measure) in interleaved rounds
 -- against the plan's own vector kernel, which is also timed twice: the
--- spread of those two is the noise. It never changes use_avx or
--- max_vector_size, so it crosses no line the CPU policy draws, and it
--- changes no setting: avxbuf.configure(settings) applies the result, and
--- options is the same as an AVXBUF_OPTIONS string.
+-- spread of those two is the noise. Only the licence probe may lower
+-- use_avx or vector_zeroing, and only where the policy's table has no line
+-- for this CPU; tune changes no setting itself: avxbuf.configure(settings)
+-- applies the result, and options is the same as an AVXBUF_OPTIONS string.
 local avxbuf = require "avxbuf"
+local licence = require "avxbuf.licence"
 
 local KiB, MiB = 1024, 1024 * 1024
 local log, floor = math.log, math.floor
@@ -213,15 +223,62 @@ local CROSSOVERS = {
   },
 }
 
+-- What the policy's rule expects the probe to find: a drop at 512 bits,
+-- and one after 256-bit zeroing (src/policy.c's rules).
+local EXPECTS = {
+  ["licence-severe"] = { z512 = true, z256 = true }, ["licence-mild"] = { z512 = true, z256 = false },
+  ["no-licence-drop"] = { z512 = false, z256 = false }, best = { z512 = false, z256 = false },
+}
+
+-- The licence step: its report entry, with what it sets in set.
+local function licence_step(cfg, seconds, set)
+  local cpu = avxbuf.cpu()
+  local zmm, ymm = kernel_with(ZMM), kernel_with { role = "temporal", use_avx = 2 }
+  local entry = { name = "licence", op = "zero, copy", sizes = {}, ratio = {}, verdict = {}, noise = 0, margin = 0 }
+  local report = licence.run(seconds, function(row)
+    return row.kernel == "scalar" or row.kernel == zmm or (row.kernel == ymm and row.op == "zero")
+  end)
+  entry.licence = report
+  if not report.families then
+    entry.decision, entry.why = "kept", report.conclusion
+    return entry
+  end
+  entry.noise, entry.margin = report.noise, report.noise
+  local found = { z512 = false, z256 = false }
+  for _, f in ipairs(report.families) do
+    if f.drop and f.bits == 512 then found.z512 = true end
+    if f.drop and f.bits == 256 and f.op == "zero" then found.z256 = true end
+  end
+  local said = string.format("512-bit zero/copy: %s; 256-bit zero: %s",
+                             found.z512 and "lower clock" or "no drop", found.z256 and "lower clock" or "no drop")
+  if cpu.uarch ~= "unknown" then
+    local expect = EXPECTS[cpu.rule] or EXPECTS.best
+    local agrees = expect.z512 == found.z512 and (not expect.z256 or found.z256)
+    entry.decision = "reported"
+    entry.why = string.format("%s; the policy's line for %s (%s) stands, and the measurement %s", said, cpu.uarch,
+                              cpu.rule, agrees and "agrees" or "does not agree with it")
+    return entry
+  end
+  entry.decision, entry.why = "kept", said .. " on a CPU the policy's table does not name"
+  if found.z512 and cfg.use_avx == 3 then set.use_avx, entry.decision = 2, "moved" end
+  if found.z256 and cfg.vector_zeroing then set.vector_zeroing, entry.decision = false, "moved" end
+  if entry.decision == "moved" then entry.why = entry.why .. ": lowered to what the measurement allows" end
+  return entry
+end
+
 -- seconds: checked by the C function avxbuf.tune (src/lmeasure.c), which
 -- names the caller's line in its errors.
 return function(seconds)
   local cfg = avxbuf.config()
   local start = os.clock()
   local deadline = start + seconds
-  local applicable = {}
-  for _, c in ipairs(CROSSOVERS) do if c.applies(cfg) then applicable[#applicable + 1] = c end end
   local set, report = {}, {}
+  if avxbuf.cpu().max_use_avx >= 2 then report[1] = licence_step(cfg, seconds / 5, set) end
+  local after = {}   -- the crossovers apply to the settings as the licence step left them
+  for k, v in pairs(cfg) do after[k] = v end
+  for k, v in pairs(set) do after[k] = v end
+  local applicable = {}
+  for _, c in ipairs(CROSSOVERS) do if c.applies(after) then applicable[#applicable + 1] = c end end
   for i, c in ipairs(applicable) do
     -- each crossover gets its share of what is left (the large sizes weigh more)
     local weights = 0
@@ -234,7 +291,7 @@ return function(seconds)
     if #rows.sizes == 0 then
       entry.decision, entry.why = "kept", "not measured: the time budget ran out"
     else
-      local why, decision = c.decide(rows, cfg, set)
+      local why, decision = c.decide(rows, after, set)
       entry.decision, entry.why = decision, why
       if rows.cut then
         entry.why = entry.why .. string.format(" (sizes from %s not measured: budget)", fmt_size(rows.cut))
@@ -247,7 +304,9 @@ return function(seconds)
   for k, v in pairs(set) do settings[k] = v; names[#names + 1] = k end
   table.sort(names)
   local opts = {}
-  for _, k in ipairs(names) do opts[#opts + 1] = k .. "=" .. floor(set[k]) end
+  for _, k in ipairs(names) do
+    opts[#opts + 1] = k .. "=" .. (type(set[k]) == "boolean" and tostring(set[k]) or floor(set[k]))
+  end
   report.seconds = os.clock() - start
   return settings, report, table.concat(opts, ",")
 end
