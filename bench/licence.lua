@@ -29,6 +29,6 @@ print("# policy: " .. cpu.reason)
 local report = avxbuf.licence(tonumber(args.seconds))
 print(tostring(report))
 print("# ratio: the family's clock / the mean of the two scalar baselines of the same round, Hodges-Lehmann; "
-      .. "95% CI by the Wilcoxon signed-rank test (lua/avxbuf/stats.lua); a drop is named only where the whole "
-      .. "interval lies below 1 - the A/A noise")
+      .. "95% CI by the Wilcoxon signed-rank test (lua/avxbuf/stats.lua); a drop is named only where the "
+      .. "interval excludes 1 and the ratio lies below 1 - the A/A noise (the farthest its interval strays from 1)")
 if args.json then bench.write_json(args.json, { cpu = cpu, report = report }) end

@@ -145,8 +145,14 @@ static int l_measure(lua_State *L)
   return 1;
 }
 
-/* The clock over a window of adds (rounded down to whole chain rounds). */
+/* The clock over a window of adds (rounded down to whole chain rounds), or
+ * of imuls as long. */
 static double window_ghz(uint64_t rounds) { return avxbuf_chain_ghz(rounds, avxbuf_chain_add(rounds), 1); }
+static double imul_ghz(uint64_t rounds)
+{
+  rounds /= AVXBUF_IMUL_CYCLES;
+  return avxbuf_chain_ghz(rounds, avxbuf_chain_imul(rounds), AVXBUF_IMUL_CYCLES);
+}
 
 /* The probe's window: argument or field `adds`, 1600 to 2^30 (~0.5 us to
  * ~0.3 s at 3 GHz), by default 96000 (~30 us). */
@@ -232,13 +238,15 @@ static void burst(const clock_row *w, unsigned char *d, const unsigned char *s, 
 
 /* avxbuf.measure_clock{rows = {{kernel = name, op = "copy"|"zero"|"fill"}
  * or {kernel = "scalar"}, ...}, rounds = r [, size = bytes, burst_us = us,
- * settle_us = us, adds = n]} -> {{GHz, one per round}, ...} in the order of
+ * settle_us = us, adds = n, chain = "add"|"imul"]} -> {{GHz, one per round},
+ * ...} in the order of
  * rows | nil, reason. Each reading: the scalar chain for settle_us (default
  * 5000: a core leaves a lower licence ~0.7 ms after the last wide
  * instruction on Skylake-SP, Travis Downs' measurements, and a host's power
  * management can take longer: docs/clock.md), then the row's work
  * for burst_us (default 200: a licence change takes effect within ~20 us),
- * then at once two windows of the add chain, the higher kept (an interrupt
+ * then at once two windows of the chain (by default add; imul, as long, is
+ * the second way of measuring the same clock), the higher kept (an interrupt
  * or a passing dip of the host's clock lowers one). Each round reads every row
  * once, in an order shuffled anew each round. size (default 4096) bytes of
  * source and destination stay in the L1 cache. */
@@ -252,6 +260,11 @@ static int l_measure_clock(lua_State *L)
   lua_Integer burst_us = int_field(L, "burst_us", 1, 100000, 200);
   lua_Integer settle_us = int_field(L, "settle_us", 0, 100000, 5000);
   lua_Integer adds = int_field(L, "adds", MIN_ADDS, MAX_ADDS, DEFAULT_ADDS);
+  lua_getfield(L, 1, "chain");
+  const char *chain = lua_tostring(L, -1);
+  int imul = chain && strcmp(chain, "imul") == 0;
+  if (chain && !imul && strcmp(chain, "add") != 0) luaL_argerror(L, 1, "field 'chain' must be \"add\" or \"imul\"");
+  lua_pop(L, 1);
   if (lua_getfield(L, 1, "rows") != LUA_TTABLE) luaL_argerror(L, 1, "field 'rows' must be a list of tables");
   int nr = (int)luaL_len(L, 2);
   luaL_argcheck(L, nr >= 1 && nr <= MAX_CLOCK_ROWS, 1, "from 1 to 16 rows");
@@ -307,7 +320,7 @@ static int l_measure_clock(lua_State *L)
       clock_row scalar = { NULL, 0 };
       burst(&scalar, dst, src, n, settle_ticks);
       burst(&rows[i], dst, src, n, burst_ticks);
-      double a = window_ghz(window), b = window_ghz(window);
+      double a = imul ? imul_ghz(window) : window_ghz(window), b = imul ? imul_ghz(window) : window_ghz(window);
       ghz[i][r] = a > b ? a : b;
     }
   }
