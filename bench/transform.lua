@@ -163,7 +163,7 @@ for _, spec in ipairs(row_specs) do
     end
     for _ = 1, warmup do row.op() end
     row.wall, row.cpu, row.counters, row.time_enabled, row.time_running = {}, {}, {}, 0, 0
-    row.probe, row.probe2 = {}, {}
+    row.probe = {}
     row.group = counters.open(EVENT_NAMES)
     rows[#rows + 1] = row
   end
@@ -197,9 +197,7 @@ repeat
     accumulate(row, row.group:stop())
     -- the clock the row's own work left, read at once (inside the ~0.7 ms
     -- a lower licence is held), outside the timed part
-    -- (two readings: the first row's pair is the clock's A/A)
     row.probe[#row.probe + 1] = avxbuf.coreclock(nil, true) or nil
-    row.probe2[#row.probe2 + 1] = avxbuf.coreclock(nil, true) or nil
     local am1 = aperf_mperf()
     if am0 and am1 then
       row.aperf = (row.aperf or 0) + am1[1] - am0[1]
@@ -226,13 +224,15 @@ for i, row in ipairs(rows) do
     half_widths[#half_widths + 1] = r.ci and math.max(r.ci[2] / r.ratio, r.ratio / r.ci[1]) - 1 or math.huge
   end
 end
--- The probe's clock of each row against the first's, round by round, by
--- the licence probe's rule (lua/avxbuf/licence.lua: the first row's two
--- readings per round are the A/A that bounds the noise).
+-- The probe's clock of each row against the first's, paired by round as
+-- the times are; a lower clock is named where the interval excludes 1 and
+-- the ratio is lower than the probe's floor (lua/avxbuf/licence.lua).
 for i, row in ipairs(rows) do
   row.probe_ghz = #row.probe > 0 and bench.median(row.probe) or nil
-  if i > 1 and #row.probe == #base.probe and #base.probe2 == #base.probe and #row.probe > 0 then
-    row.clock = licence.decide(base.probe, base.probe2, row.probe)
+  if i > 1 and #row.probe == #base.probe and #row.probe > 0 then
+    local r = stats.ratio(base.probe, row.probe)
+    row.clock = { ratio = r.ratio, ci = r.ci, drop = r.ci ~= nil and r.ci[2] < 1 and r.ratio < 1 - licence.FLOOR,
+                  bound = r.ci and math.max(1 - r.ci[1], r.ci[2] - 1, licence.FLOOR) or math.huge }
   end
 end
 if #spreads > 0 then
@@ -357,8 +357,5 @@ elseif base and base.clock == nil and #rows > 1 then
   print(bound < math.huge and string.format("clock: no clock difference beyond +-%.1f%% (probe)", 100 * bound)
         or "clock: too few rounds for a clock interval")
 end
-for _, row in ipairs(rows) do
-  row.probe, row.probe2, row.probe_ci = nil, nil, row.clock and row.clock.ci
-  row.clock = row.clock and { ratio = row.clock.ratio, ci = row.clock.ci, drop = row.clock.drop, text = row.clock.text }
-end
+for _, row in ipairs(rows) do row.probe_ci = row.clock and row.clock.ci end
 if args.json then bench.write_json(args.json, results) end

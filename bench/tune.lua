@@ -18,8 +18,8 @@ print(string.format("# avxbuf.tune(%s): %.2f s; ratio = the candidate's speed / 
                     .. "(median of interleaved rounds); + faster, - slower beyond the noise, . neither",
                     args.seconds, report.seconds))
 for _, e in ipairs(report) do
-  if e.licence then
-    print(string.format("\n%s (%s):\n%s", e.name, e.op, tostring(e.licence)))
+  if e.name == "licence" then
+    print(string.format("\n%s (%s):\n%s", e.name, e.op, e.licence and tostring(e.licence) or "-"))
   else print(string.format("\n%s (%s): %s against %s; noise +-%.1f%%, a difference counts from %.1f%%",
                       e.name, e.op, e.kernels and e.kernels[2] or "-", e.kernels and e.kernels[1] or "-",
                       100 * e.noise, 100 * e.margin)) end

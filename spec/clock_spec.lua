@@ -71,6 +71,8 @@ end
 local function needs_probe()
   if h.EMULATED_CPUID or h.QEMU then lu.skip("the chains do not run at their latency under valgrind or qemu") end
   h.needs_x86()
+  local ghz, why = avxbuf.coreclock()
+  if not ghz then lu.skip("no probe here: " .. why) end
 end
 
 -- Where there is no probe, it says why, and licence concludes nothing.
@@ -112,6 +114,43 @@ function TestClock.test_identical_states_read_alike()
   lu.assertFalse(v.drop, v.text)
 end
 
+-- The other chain reads the same clock after a burst: measure_clock's
+-- imul windows (a third as many rounds, 3 cycles each) against its add
+-- windows, in interleaved calls.
+function TestClock.test_the_imul_chain_reads_the_clock_the_add_chain_reads()
+  needs_probe()
+  local rows = { { kernel = "scalar" }, { kernel = "libc", op = "zero" } }
+  local ratios = {}
+  for k = 1, 6 do
+    local chain = k % 2 == 1 and "add" or "imul"
+    local r = assert(avxbuf.measure_clock { rows = rows, rounds = 3, settle_us = 200, chain = chain })
+    ratios[chain] = ratios[chain] or {}
+    for _, row in ipairs(r) do for _, g in ipairs(row) do table.insert(ratios[chain], g) end end
+  end
+  local add, imul = licence.median(ratios.add), licence.median(ratios.imul)
+  lu.assertTrue(math.abs(imul / add - 1) <= 0.02, string.format("median clock: add %.3f GHz, imul %.3f GHz", add, imul))
+end
+
+-- Readings the probe could not time (0) are left out, and counted.
+function TestClock.test_readings_that_are_not_positive_are_left_out()
+  local a, b, f = {}, {}, {}
+  for k = 1, 12 do a[k], b[k], f[k] = 3 + k * 1e-3, 3 + k * 1e-3, 3 + k * 1e-3 end
+  a[3], f[5] = 0, 0 / 0
+  local v = licence.decide(a, b, f)
+  lu.assertEquals(v.dropped, 2)
+  lu.assertFalse(v.drop)
+  lu.assertTrue(v.ci ~= nil, "10 usable rounds give an interval")
+end
+
+-- A shift smaller than the probe's floor is no drop, however steady.
+function TestClock.test_a_steady_shift_below_the_floor_is_no_drop()
+  local a, b, f = {}, {}, {}
+  for k = 1, 12 do a[k], b[k], f[k] = 3, 3, 3 * (1 - licence.FLOOR / 2) end
+  lu.assertFalse(licence.decide(a, b, f).drop)
+  for k = 1, 12 do f[k] = 3 * (1 - 2 * licence.FLOOR) end
+  lu.assertTrue(licence.decide(a, b, f).drop)
+end
+
 function TestClock.test_bad_arguments_are_errors()
   lu.assertErrorMsgContains("bad argument #1 to '", avxbuf.coreclock, 5)
   lu.assertErrorMsgContains("(adds must be an integer from 1600", avxbuf.coreclock, 5)
@@ -120,5 +159,7 @@ function TestClock.test_bad_arguments_are_errors()
   lu.assertErrorMsgContains("no kernel 'nope'", avxbuf.measure_clock, { rows = { { kernel = "nope", op = "zero" } },
                                                                         rounds = 1 })
   lu.assertErrorMsgContains("needs field 'op'", avxbuf.measure_clock, { rows = { { kernel = "libc" } }, rounds = 1 })
+  lu.assertErrorMsgContains("field 'chain' must be", avxbuf.measure_clock, { rows = { { kernel = "scalar" } },
+                                                                            rounds = 1, chain = true })
   lu.assertErrorMsgContains("(seconds must be", avxbuf.licence, -1)
 end

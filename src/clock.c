@@ -9,21 +9,28 @@
 #include "clock.h"
 
 #ifdef AVXBUF_X86
-/* lfence first: rdtsc does not wait for earlier instructions to finish
- * (Intel SDM vol. 2, RDTSC). */
+/* rdtsc between two lfences: it does not wait for earlier instructions to
+ * finish, nor later ones for it (Intel SDM vol. 2, RDTSC). */
 uint64_t avxbuf_tsc(void)
 {
   uint32_t lo, hi;
-  __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+  __asm__ volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
   return ((uint64_t)hi << 32) | lo;
 }
 
 #define TIMES16(s) s s s s s s s s s s s s s s s s
 
-/* noinline, with external linkage: one copy of each loop, the one the
- * audit reads. */
-__attribute__((noinline)) uint64_t avxbuf_chain_add(uint64_t rounds)
+/* Not inlined nor cloned, with external linkage: one copy of each loop, the
+ * one the audit reads. (A count of 0 would run dec's 2^64 rounds.) */
+#ifdef __clang__
+#define ONE_COPY __attribute__((noinline))
+#else
+#define ONE_COPY __attribute__((noipa))
+#endif
+
+ONE_COPY uint64_t avxbuf_chain_add(uint64_t rounds)
 {
+  if (rounds == 0) return 0;
   unsigned long x = 0, one = 1, n = (unsigned long)rounds;
   uint64_t t0 = avxbuf_tsc();
   __asm__ volatile("1:\n\t" TIMES16("add %[one], %[x]\n\t") "dec %[n]\n\tjnz 1b"
@@ -31,8 +38,9 @@ __attribute__((noinline)) uint64_t avxbuf_chain_add(uint64_t rounds)
   return avxbuf_tsc() - t0;
 }
 
-__attribute__((noinline)) uint64_t avxbuf_chain_imul(uint64_t rounds)
+ONE_COPY uint64_t avxbuf_chain_imul(uint64_t rounds)
 {
+  if (rounds == 0) return 0;
   unsigned long x = 1, one = 1, n = (unsigned long)rounds;
   uint64_t t0 = avxbuf_tsc();
   __asm__ volatile("1:\n\t" TIMES16("imul %[one], %[x]\n\t") "dec %[n]\n\tjnz 1b"

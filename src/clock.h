@@ -6,7 +6,8 @@
  * Agner Fog's instruction tables) is the self-check: where the two
  * disagree, the core is not running them at their latency (an emulator,
  * another microarchitecture) and the reading is not to be trusted. No
- * decisions here: the binding (src/lclock.c) says what a reading means. */
+ * decisions here: src/lmeasure.c reads the chains, lua/avxbuf/licence.lua
+ * says what readings mean. */
 #ifndef AVXBUF_CLOCK_H
 #define AVXBUF_CLOCK_H
 
@@ -31,7 +32,7 @@ double avxbuf_tsc_hz(void);
 uint64_t avxbuf_tsc(void);
 
 /* TSC ticks taken by rounds x AVXBUF_CHAIN_UNROLL dependent adds (imuls);
- * rounds >= 1. Only where avxbuf_clock_usable. */
+ * 0 for 0 rounds. Only where avxbuf_clock_usable. */
 uint64_t avxbuf_chain_add(uint64_t rounds);
 uint64_t avxbuf_chain_imul(uint64_t rounds);
 

@@ -46,7 +46,7 @@ static const field cpu_fields[] = {
 
 static const field cache_fields[] = {
   FIELD(avxbuf_cpu, FT_SIZE, l1d), FIELD(avxbuf_cpu, FT_SIZE, l2), FIELD(avxbuf_cpu, FT_SIZE, l3),
-  FIELD(avxbuf_cpu, FT_UINT, l3_threads), FIELD(avxbuf_cpu, FT_BOOL, l3_capped),
+  FIELD(avxbuf_cpu, FT_UINT, l3_threads), FIELD(avxbuf_cpu, FT_BOOL, l3_capped), FIELD(avxbuf_cpu, FT_BOOL, invariant_tsc),
 };
 
 static const field cache_leaf_fields[] = {

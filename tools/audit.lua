@@ -28,8 +28,9 @@
 --   probe      the clock probe's chains (src/clock.c: avxbuf_chain_add and
 --              avxbuf_chain_imul) are in the module, touch no vector
 --              register, and each one's loop (from its one backward
---              branch's target to that branch) holds 16 of its instruction
---              and no memory operand: the chain it times, nothing wider.
+--              branch's target to that branch) holds 16 of its instruction,
+--              all into one register, and no memory operand: the chain it
+--              times, nothing wider.
 --   zeroing    with vector_zeroing=false, every kernel the dispatcher picks
 --              for zero and fill (asked of each --select module at every
 --              use_avx, max_vector_size and size around the thresholds) has
@@ -446,27 +447,39 @@ for _, file in ipairs(args.files) do
   local chains = {}
   for _, f in ipairs(order) do
     local op = CHAINS[base_name(f.name)]
-    if op then chains[base_name(f.name)] = true; checked_functions = checked_functions + 1 end
-    if op then
+    if op then checked_functions = checked_functions + 1 end
+    for _, ins in ipairs(op and f.insns or {}) do
+      if ins.width > 0 then violation(file, f.name, ins, "probe", "a vector register in the clock probe") end
+    end
+    -- the loop is in the entry point (a part split off it has none)
+    if op and not f.name:find("%.") then
+      chains[base_name(f.name)] = true
       local loops = {}
       for _, ins in ipairs(f.insns) do
-        if ins.width > 0 then violation(file, f.name, ins, "probe", "a vector register in the clock probe") end
         if ins.flow == "jcc" and ins.target and ins.target < ins.addr then loops[#loops + 1] = ins end
       end
       if #loops ~= 1 then
         violation(file, f.name, f.insns[1], "probe", #loops .. " backward branches: the chain is one loop")
       else
-        local count = 0
+        local count, dests = 0, {}
         for _, ins in ipairs(f.insns) do
           if ins.addr >= loops[1].target and ins.addr <= loops[1].addr then
             if ins.operands:find("%(") then
               violation(file, f.name, ins, "probe", "a memory access inside the chain's loop")
             end
-            if ins.mnemonic:match("^" .. op .. "[lq]?$") then count = count + 1 end
+            if ins.mnemonic:match("^" .. op .. "[lq]?$") then
+              count = count + 1
+              dests[ins.operands:match("(%%%w+)%s*$") or "?"] = true
+            end
           end
         end
+        local n_dests = 0
+        for _ in pairs(dests) do n_dests = n_dests + 1 end
         if count ~= 16 then
           violation(file, f.name, loops[1], "probe", string.format("the loop holds %d %s, not 16", count, op))
+        elseif n_dests ~= 1 then
+          violation(file, f.name, loops[1], "probe",
+                    string.format("the loop's %s write %d registers: not one dependent chain", op, n_dests))
         end
       end
     end

@@ -67,12 +67,18 @@ PLANT(rep_stosb_fill, "mov %esi, %eax\n mov %rdx, %rcx\n rep stosb\n jmp outside
 PLANT(outside_helper, "vpxor %xmm0, %xmm0, %xmm0\n ret")
 
 /* EXPECT avxbuf_chain_imul probe: a memory access inside the chain's loop */
-/* EXPECT avxbuf_chain_add probe: the loop holds 15 add, not 16 */
+/* EXPECT avxbuf_chain_imul probe: the loop holds 15 imul, not 16 */
 PLANT(avxbuf_chain_imul, "mov $4, %rcx\n1: imul (%rdi), %rax\n imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n"
       " imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n"
-      " imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n"
+      " imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n imul %rdx, %rax\n"
       " dec %rcx\n jnz 1b\n ret")
-PLANT(avxbuf_chain_add, "mov $4, %rcx\n1: add %rdx, %rax\n add %rdx, %rax\n add %rdx, %rax\n add %rdx, %rax\n"
-      " add %rdx, %rax\n add %rdx, %rax\n add %rdx, %rax\n add %rdx, %rax\n add %rdx, %rax\n add %rdx, %rax\n"
-      " add %rdx, %rax\n add %rdx, %rax\n add %rdx, %rax\n add %rdx, %rax\n add %rdx, %rax\n"
+
+/* EXPECT avxbuf_chain_add probe: two chains of 8 adds read twice the clock */
+PLANT(avxbuf_chain_add, "mov $4, %rcx\n1: add %rdx, %rax\n add %rdx, %rsi\n add %rdx, %rax\n add %rdx, %rsi\n"
+      " add %rdx, %rax\n add %rdx, %rsi\n add %rdx, %rax\n add %rdx, %rsi\n add %rdx, %rax\n add %rdx, %rsi\n"
+      " add %rdx, %rax\n add %rdx, %rsi\n add %rdx, %rax\n add %rdx, %rsi\n add %rdx, %rax\n add %rdx, %rsi\n"
       " dec %rcx\n jnz 1b\n ret")
+
+/* EXPECT avxbuf_chain_add.cold probe: a vector register in a part split off the chain */
+/* EXPECT avxbuf_chain_add.cold isa: beyond SSE2 outside the kernels */
+PLANT(avxbuf_chain_add.cold, "vmovdqu %xmm0, %xmm1\n ret")

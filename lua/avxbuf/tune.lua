@@ -8,8 +8,8 @@
 --   nontemporal        temporal against streaming copies, 1-64 MiB (and
 --                      zero, reported: it streams from twice the threshold)
 -- in that order (the large sizes last: what the budget cuts is theirs),
--- after the licence probe (lua/avxbuf/licence.lua), which gets a fifth of
--- the budget (at least its 8 rounds):
+-- after the licence probe (lua/avxbuf/licence.lua), which gets a quarter
+-- of the budget (and is left out where that cannot pay for 6 rounds):
 --   licence            the core clock after 512-bit zero and copy, and
 --                      after 256-bit zero, against scalar code. On a CPU
 --                      the policy's table does not name, a drop at 512 bits
@@ -235,9 +235,19 @@ local function licence_step(cfg, seconds, set)
   local cpu = avxbuf.cpu()
   local zmm, ymm = kernel_with(ZMM), kernel_with { role = "temporal", use_avx = 2 }
   local entry = { name = "licence", op = "zero, copy", sizes = {}, ratio = {}, verdict = {}, noise = 0, margin = 0 }
-  local report = licence.run(seconds, function(row)
+  local function keep(row)
     return row.kernel == "scalar" or row.kernel == zmm or (row.kernel == ymm and row.op == "zero")
-  end)
+  end
+  -- 6 rounds at least (the fewest an interval needs): not measured where
+  -- the budget cannot pay for them
+  local need = 6 * licence.round_seconds(#licence.rows(keep))
+  if seconds < need then
+    entry.decision = "kept"
+    entry.why = string.format("not measured: 6 rounds of the licence probe take %.2f s, more than its share "
+                              .. "(%.2f s) of the budget", need, seconds)
+    return entry
+  end
+  local report = licence.run(seconds, keep, 6)
   entry.licence = report
   if not report.families then
     entry.decision, entry.why = "kept", report.conclusion
@@ -273,7 +283,7 @@ return function(seconds)
   local start = os.clock()
   local deadline = start + seconds
   local set, report = {}, {}
-  if avxbuf.cpu().max_use_avx >= 2 then report[1] = licence_step(cfg, seconds / 5, set) end
+  if avxbuf.cpu().max_use_avx >= 2 then report[1] = licence_step(cfg, seconds / 4, set) end
   local after = {}   -- the crossovers apply to the settings as the licence step left them
   for k, v in pairs(cfg) do after[k] = v end
   for k, v in pairs(set) do after[k] = v end
