@@ -163,9 +163,12 @@ int avxbuf_pushbytes(lua_State *L, buffer *b, size_t off, size_t n)
   lua_pushlstring(L, (const char *)b->data + off, n);
 #else
   /* Older versions (and LuaJIT) may collect first: copy into a userdata,
-   * made before the bytes are looked at. */
+   * made before the bytes are looked at. A finalizer run while it is made
+   * may change b (its generation says so): the caller then reads its range
+   * again, so that the string is one the buffer held. */
+  uint32_t gen = b->gen;
   char *copy = avxbuf_pushscratch(L, n);
-  if (off > b->len || n > b->len - off) {
+  if (b->gen != gen || off > b->len || n > b->len - off) {
     lua_pop(L, 1);
     return 0;
   }

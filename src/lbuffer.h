@@ -6,8 +6,9 @@
 #include "lmodule.h"
 
 /* Pushes bytes [off, off + n) of b as a string and returns 1, or returns 0
- * and pushes nothing when a finalizer run on the way has shortened b so
- * that they are gone. The range must be checked just before the call. */
+ * and pushes nothing when a finalizer run on the way has changed b's data
+ * or length (its generation): the caller reads its range again and calls
+ * again. The range must be checked just before the call. */
 int avxbuf_pushbytes(lua_State *L, buffer *b, size_t off, size_t n);
 /* Pushes a userdata of n bytes to build a result in before it becomes a
  * string: made first, so that no buffer pointer is held while it is. */

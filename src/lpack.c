@@ -292,8 +292,9 @@ static unsigned long long load_le(const unsigned char *p, size_t size)
   return res;
 }
 
-static lua_Integer get_int(lua_State *L, const unsigned char *p, int little, size_t size, int issigned,
-                           int fmt_arg)
+/* (inline: the loads of constant sizes are its fast path) */
+static inline __attribute__((always_inline)) lua_Integer get_int(lua_State *L, const unsigned char *p, int little,
+                                                                 size_t size, int issigned, int fmt_arg)
 {
   unsigned long long res = 0;
   size_t limit = size <= SZINT ? size : SZINT;
@@ -339,8 +340,105 @@ static void too_short(lua_State *L, size_t need, size_t pos, size_t len)
                                    (unsigned long long)len));
 }
 
+/* Bytes of the buffer as a pass reads them: offset x (from the buffer's
+ * start, as alignment counts) is at p[x - base], for base <= x < end. */
+typedef struct view {
+  const unsigned char *p;
+  size_t base, end;
+  size_t len;   /* the buffer's length, for messages */
+} view;
+
+/* One pass of unpack over the format from offset pos of v: with push, the
+ * values are pushed; without, only checked, and *strings says whether any
+ * option reads a string. Returns the offset after the last byte read, or
+ * RESTART where it needs bytes past v's end that the buffer has (v is a
+ * window, or a snapshot whose bytes a finalizer changed in place while it
+ * was made); short data past the buffer's end is the caller's error. */
+static size_t unpack_pass(lua_State *L, lmodule *m, const view *v, size_t pos, const char *fmt, size_t fmtlen,
+                          int push, int *nres, int *strings)
+{
+  reader r;
+  for (const avxbuf_pk_chunk *c = first_ops(m, &r, fmt, fmtlen); c != NULL; c = next_ops(L, &r, 3)) {
+    if (push) luaL_checkstack(L, c->n + 1, "too many results");   /* and the index */
+    for (int j = 0; j < c->n; j++) {
+      const avxbuf_pk_op *op = &c->op[j];
+      size_t pad = AVXBUF_PK_PADDING(op, pos);
+      if (pos > v->end || pad + op->size > v->end - pos) {
+        if (v->end < v->len) return RESTART;
+        too_short(L, pad + op->size, pos, v->len);
+      }
+      pos += pad;
+      const unsigned char *p = v->p + (pos - v->base);
+      size_t slen = 0, skip = 0;   /* a string's length, and the bytes after it */
+      switch (op->kind) {
+      case PK_INT: case PK_UINT:
+        /* (checked without pushing only where get_int can raise) */
+        if (push) lua_pushinteger(L, get_int(L, p, op->little, op->size, op->kind == PK_INT, 3));
+        else if (op->size > SZINT) get_int(L, p, op->little, op->size, op->kind == PK_INT, 3);
+        break;
+      case PK_FLOAT: case PK_DOUBLE: case PK_NUMBER:
+        if (push) {
+          float f;
+          double d;
+          lua_Number num;
+          if (op->kind == PK_FLOAT) get_float(&f, p, sizeof f, op->little), num = (lua_Number)f;
+          else if (op->kind == PK_DOUBLE) get_float(&d, p, sizeof d, op->little), num = (lua_Number)d;
+          else get_float(&num, p, sizeof num, op->little);
+          lua_pushnumber(L, num);
+        }
+        break;
+      case PK_CHAR:
+        slen = op->size;
+        break;
+      case PK_STRING: {
+        unsigned long long prefix = (unsigned long long)get_int(L, p, op->little, op->size, 0, 3);
+        if (prefix > v->end - pos - op->size) {   /* before the cast: size_t may be 32 bits */
+          if (v->end < v->len) return RESTART;
+          too_short(L, prefix > SIZE_MAX - op->size ? SIZE_MAX : op->size + (size_t)prefix, pos, v->len);
+        }
+        slen = (size_t)prefix;
+        p += op->size;
+        break;
+      }
+      case PK_ZSTR: {
+        const unsigned char *z = memchr(p, 0, v->end - pos);
+        if (z == NULL) {
+          if (v->end < v->len) return RESTART;
+          luaL_argerror(L, 3, "unfinished string for format 'z'");
+        }
+        slen = (size_t)(z - p);
+        skip = slen + 1;
+        break;
+      }
+      default:   /* x, X: no value */
+        pos += op->size;
+        continue;
+      }
+      (*nres)++;
+      if (op->kind == PK_CHAR || op->kind == PK_STRING || op->kind == PK_ZSTR) {
+        *strings = 1;
+        if (push) lua_pushlstring(L, (const char *)p, slen);
+        if (op->kind == PK_STRING) pos += slen;
+        pos += skip;
+      }
+      pos += op->size;
+    }
+  }
+  return pos;
+}
+
+/* The bytes a first try copies (most records are shorter), and the largest
+ * snapshot taken on the C stack. */
+#define WINDOW 128
+#define SNAPSHOT_STACK 512
+
 /* buf:unpack(i, fmt) -> values..., the index after the last byte read. i
- * as string.unpack's init: negative counts from the end. */
+ * as string.unpack's init: negative counts from the end. Every value comes
+ * from the bytes of one moment, as buf:match's: a string result can run a
+ * finalizer that changes the buffer, so values are read from a copy taken
+ * before anything is made. First, of the next WINDOW bytes; a format that
+ * reads past them is checked on the buffer itself by a pass that makes
+ * nothing, and read from a copy of the bytes that pass found it reads. */
 static int l_unpack(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
@@ -348,72 +446,39 @@ static int l_unpack(lua_State *L)
   lua_Integer i = checkint(L, 2);
   size_t fmtlen;
   const char *fmt = luaL_checklstring(L, 3, &fmtlen);
-  size_t pos = avxbuf_sub_start(i, b->len) - 1;
-  luaL_argcheck(L, pos <= b->len, 2, "initial position out of the buffer");
-  reader r;
-  int n = 0;
-  for (const avxbuf_pk_chunk *c = first_ops(m, &r, fmt, fmtlen); c != NULL; c = next_ops(L, &r, 3)) {
-    luaL_checkstack(L, c->n + 1, "too many results");   /* and the index */
-    for (int j = 0; j < c->n; j++) {
-      const avxbuf_pk_op *op = &c->op[j];
-      /* A pushed string may run a finalizer, which may resize b: b->data
-       * and b->len are read afresh for every op, and avxbuf_pushbytes
-       * reads them again after it allocates. */
-      size_t len = b->len, pad = AVXBUF_PK_PADDING(op, pos);
-      if (pos > len || pad + op->size > len - pos) too_short(L, pad + op->size, pos, len);
-      pos += pad;
-      const unsigned char *p = b->data + pos;
-      n++;
-      switch (op->kind) {
-      case PK_INT: case PK_UINT:
-        lua_pushinteger(L, get_int(L, p, op->little, op->size, op->kind == PK_INT, 3));
-        break;
-      case PK_FLOAT: {
-        float f;
-        get_float(&f, p, sizeof f, op->little);
-        lua_pushnumber(L, (lua_Number)f);
-        break;
-      }
-      case PK_DOUBLE: {
-        double d;
-        get_float(&d, p, sizeof d, op->little);
-        lua_pushnumber(L, (lua_Number)d);
-        break;
-      }
-      case PK_NUMBER: {
-        lua_Number num;
-        get_float(&num, p, sizeof num, op->little);
-        lua_pushnumber(L, num);
-        break;
-      }
-      case PK_CHAR:
-        if (!avxbuf_pushbytes(L, b, pos, op->size)) too_short(L, op->size, pos, b->len);
-        break;
-      case PK_STRING: {
-        unsigned long long prefix = (unsigned long long)get_int(L, p, op->little, op->size, 0, 3);
-        if (prefix > len - pos - op->size)   /* before the cast: size_t may be 32 bits */
-          too_short(L, prefix > SIZE_MAX - op->size ? SIZE_MAX : op->size + (size_t)prefix, pos, len);
-        size_t slen = (size_t)prefix;
-        if (!avxbuf_pushbytes(L, b, pos + op->size, slen)) too_short(L, op->size + slen, pos, b->len);
-        pos += slen;
-        break;
-      }
-      case PK_ZSTR: {
-        const unsigned char *z = memchr(p, 0, len - pos);
-        if (z == NULL) luaL_argerror(L, 3, "unfinished string for format 'z'");
-        size_t slen = (size_t)(z - p);
-        if (!avxbuf_pushbytes(L, b, pos, slen)) too_short(L, slen + 1, pos, b->len);
-        pos += slen + 1;
-        break;
-      }
-      default:   /* x, X: no value */
-        n--;
-        break;
-      }
-      pos += op->size;
+  int top = lua_gettop(L), n = 0, strings = 0;
+  unsigned char stack[SNAPSHOT_STACK];
+  size_t start = avxbuf_sub_start(i, b->len) - 1;
+  luaL_argcheck(L, start <= b->len, 2, "initial position out of the buffer");
+  size_t w = b->len - start < WINDOW ? b->len - start : WINDOW;
+  /* A constant size where the memory allows (the bytes past the length
+   * are the buffer's too, and never read): a few vector moves, where GCC
+   * made a variable one rep movsq, whose start-up cost dominated a short
+   * unpack (perf annotate). */
+  if (b->cap - start >= WINDOW) memcpy(stack, b->data + start, WINDOW);
+  else memcpy(stack, b->data + start, w);
+  view v = { stack, start, start + w, b->len };
+  size_t end = unpack_pass(L, m, &v, start, fmt, fmtlen, 1, &n, &strings);
+  while (end == RESTART) {
+    lua_settop(L, top);
+    start = avxbuf_sub_start(i, b->len) - 1;
+    luaL_argcheck(L, start <= b->len, 2, "initial position out of the buffer");
+    view live = { b->data, 0, b->len, b->len };
+    end = unpack_pass(L, m, &live, start, fmt, fmtlen, 0, &n, &strings);
+    /* The bytes from start to end, copied once nothing more can run. */
+    uint32_t gen = b->gen;
+    unsigned char *copy = end - start <= sizeof stack ? stack : (unsigned char *)avxbuf_pushscratch(L, end - start);
+    if (b->gen != gen || end > b->len) {   /* a finalizer ran while the copy was made */
+      end = RESTART;
+      continue;
     }
+    memcpy(copy, b->data + start, end - start);
+    view snap = { copy, start, end, b->len };
+    n = 0;
+    if (unpack_pass(L, m, &snap, start, fmt, fmtlen, 1, &n, &strings) != end) end = RESTART;   /* changed in place */
   }
-  lua_pushinteger(L, (lua_Integer)pos + 1);
+  lua_pushinteger(L, (lua_Integer)end + 1);
+  if (lua_gettop(L) > top + n + 1) lua_remove(L, top + 1);   /* the scratch copy */
   return n + 1;
 }
 

@@ -35,6 +35,16 @@ static size_t start_offset(lua_State *L, int arg, size_t len)
   return off > len ? len : off;
 }
 
+/* The iterator's buffer: its upvalue, unless debug.setupvalue replaced it
+ * (what gmatch's iterator says too). */
+static buffer *iterated(lua_State *L, const char *what)
+{
+  buffer *b = testbuffer(L, IT_BUFFER);
+  if (b == NULL || lua_type(L, IT_POS) != LUA_TNUMBER)
+    luaL_error(L, "avxbuf: this %s iterator's upvalues were replaced", what);
+  return b;
+}
+
 static void set_pos(lua_State *L, lua_Integer pos)
 {
   lua_pushinteger(L, pos);
@@ -43,7 +53,7 @@ static void set_pos(lua_State *L, lua_Integer pos)
 
 static int lines_step(lua_State *L)
 {
-  buffer *b = (buffer *)lua_touserdata(L, IT_BUFFER);
+  buffer *b = iterated(L, "lines");
   lua_Integer pos = lua_tointeger(L, IT_POS);
   for (;;) {
     if (pos < 0 || (size_t)pos >= b->len) {   /* the end, or the buffer was cut below it */
@@ -73,9 +83,11 @@ static int l_lines(lua_State *L)
 
 static int split_step(lua_State *L)
 {
-  buffer *b = (buffer *)lua_touserdata(L, IT_BUFFER);
+  buffer *b = iterated(L, "split");
   lua_Integer pos = lua_tointeger(L, IT_POS);
   size_t m, len = b->len;
+  if (lua_type(L, IT_SEP) != LUA_TSTRING || lua_rawlen(L, IT_SEP) == 0)
+    return luaL_error(L, "avxbuf: this split iterator's upvalues were replaced");
   const unsigned char *sep = (const unsigned char *)lua_tolstring(L, IT_SEP, &m);
   if (pos < 0 || (size_t)pos > len) {
     set_pos(L, -1);
