@@ -232,7 +232,7 @@ for i, row in ipairs(rows) do
   if i > 1 and #row.probe == #base.probe and #row.probe > 0 then
     local r = stats.ratio(base.probe, row.probe)
     row.clock = { ratio = r.ratio, ci = r.ci, drop = r.ci ~= nil and r.ci[2] < 1 and r.ratio < 1 - licence.FLOOR,
-                  bound = r.ci and math.max(1 - r.ci[1], r.ci[2] - 1, licence.FLOOR) or math.huge }
+                  bound = r.ci and math.max(1 - r.ci[1], r.ci[2] - 1, licence.FLOOR) or nil }
   end
 end
 if #spreads > 0 then

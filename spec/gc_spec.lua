@@ -117,16 +117,31 @@ function TestCollectorInCalls.test_results_made_while_a_finalizer_frees()
     -- captures: a few bytes (copied onto the C stack), many (a scratch userdata)
     match = function(b) return table.concat({ b:match("(.)(..)()(...)", 100) }, ",") end,
     match_large = function(b) return table.concat({ b:find("^(.-)(.)()(.*)$") }, ",") end,
+    -- each result from the bytes of one moment (issue 34: a length taken
+    -- before the result's memory was made, then the bytes copied after;
+    -- one unpack's strings and numbers from two contents)
+    line = function(b) return (b:lines()()) end,
+    unpack_z = function(b) return (b:unpack(1, "z")) end,
+    unpack_mixed = function(b) return table.concat({ b:unpack(1, "c3 B s1 B c2") }, ",") end,
+    unpack_floats = function(b) return table.concat({ b:unpack(1, "<d f B d") }, ",") end,
+    putf = function(b) return avxbuf.new():putf("%.1f|%s", 1, b):tostring() end,
+    split_sep = function(b)
+      local it = avxbuf.from(data:sub(1, 40) .. ("R"):rep(60) .. data:sub(1, 40)):split(b)
+      return table.concat({ it() }, ",")
+    end,
   }
+  -- the bytes a "replace" finalizer puts: other bytes, and more of them
+  local other = h.pattern(20100, 4)
   each_mode(function()
     for name, op in pairs(cases) do
-      for k = 0, 3 * DELAYS + 2 do
-        local action, delay = ({ "free", "shrink", "grow" })[k % 3 + 1], math.floor(k / 3)
+      for k = 0, 4 * DELAYS + 3 do
+        local action, delay = ({ "free", "shrink", "grow", "replace" })[k % 4 + 1], math.floor(k / 4)
         local b = avxbuf.from(data)
         local before = op(b)
         local fin = arm(function()
           if action == "free" then b:free()
           elseif action == "shrink" then b:resize(10)
+          elseif action == "replace" then b:free(); b:put(other)
           else b:put(data) end
         end, delay)
         local ok, got = pcall(op, b)

@@ -105,6 +105,18 @@ static void format_string(lua_State *L, int top)
   if (lua_pcall(L, top - 1, 1, 0) != LUA_OK) format_error(L);
 }
 
+/* The sum of the generations of the buffers among arguments 1..top: it
+ * moves whenever one of them changes (each change adds to one). */
+static uint32_t generations(lua_State *L, int top)
+{
+  uint32_t sum = 0;
+  for (int i = 1; i <= top; i++) {
+    buffer *v = testbuffer(L, i);
+    if (v) sum += v->gen;
+  }
+  return sum;
+}
+
 /* buf:putf(fmt, ...) -> buf */
 static int l_putf(lua_State *L)
 {
@@ -120,8 +132,15 @@ static int l_putf(lua_State *L)
     avxbuf_reserve(L, m, b, b->len + total, b->len);
     plain_pass(L, fmt, flen, b->data + b->len, &total);
   } else {
-    format_string(L, top);
-    /* The call ran Lua code: b is read only now. */
+    /* The call runs Lua code (and makes strings, which can run a
+     * finalizer): done again until no buffer involved changed meanwhile,
+     * so that what is appended and where come from one moment. */
+    for (;;) {
+      uint32_t before = generations(L, top);
+      format_string(L, top);
+      if (generations(L, top) == before) break;
+      lua_settop(L, top);
+    }
     const char *s = lua_tolstring(L, -1, &total);
     luaL_argcheck(L, total <= MAX_LENGTH - b->len, 2, "the buffer would be too large");
     avxbuf_reserve(L, m, b, b->len + total, b->len);

@@ -271,6 +271,9 @@ static int l_pack(lua_State *L)
       k.base = avxbuf_checkindex(L, 2, i, b->len);
       if (total > MAX_LENGTH - k.base)
         luaL_argerror(L, fmt_arg, avxbuf_pushf(L, "the buffer would exceed %llu bytes", (unsigned long long)MAX_LENGTH));
+      /* All the room first: growing fails before a byte is written over
+       * the buffer's own, or not at all (growth runs no Lua code). */
+      if (k.base + total > b->len) avxbuf_reserve(L, m, b, k.base + total, b->len);
     } else {
       /* Written past the length, which moves only at the end: an error on
        * the way leaves the buffer as it was. */

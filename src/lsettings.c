@@ -252,9 +252,14 @@ static int l_configure(lua_State *L)
     req.v[k] = knob_value(L, k);
     lua_pop(L, 1);
   }
-  st->requested = req;
-  avxbuf_state_resolve(st);
-  return l_config(L);
+  /* The result made before the settings change: making it can fail for
+   * lack of memory, and configure is all or nothing. */
+  avxbuf_state next = *st;
+  next.requested = req;
+  avxbuf_state_resolve(&next);
+  push_settings(L, &next.effective);
+  *st = next;
+  return 1;
 }
 
 static int l_reset(lua_State *L)
@@ -338,8 +343,9 @@ static void table_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
   const leaf_table *t = (const leaf_table *)ctx;
   lua_State *L = t->L;
-  if (rawget_int(L, t->idx, leaf) == LUA_TTABLE && rawget_int(L, lua_gettop(L), sub) == LUA_TTABLE) {
-    int regs = lua_gettop(L);
+  int top = lua_gettop(L);
+  if (rawget_int(L, t->idx, leaf) == LUA_TTABLE && rawget_int(L, top + 1, sub) == LUA_TTABLE) {
+    int regs = top + 2;
     for (int i = 0; i < 4; i++) {
       int isint;
       rawget_int(L, regs, i + 1);
@@ -350,9 +356,8 @@ static void table_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
       r[i] = (uint32_t)v;
       lua_pop(L, 1);
     }
-    lua_pop(L, 1);
   }
-  lua_pop(L, 1);
+  lua_settop(L, top);   /* the leaf's table, and its sub-leaf's when there is one */
 }
 
 /* avxbuf.decide{vendor=, leaf1_eax=, ...} or decide{leaves=, xcr0=}: the
@@ -388,7 +393,10 @@ static int l_decide(lua_State *L)
   }
   lua_pop(L, 1);
   raw.xcr0 = (uint64_t)xcr0;
-  if (lua_getfield(L, 1, "leaves") == LUA_TTABLE) {
+  int leaves = lua_getfield(L, 1, "leaves");
+  if (leaves != LUA_TNIL && leaves != LUA_TTABLE)
+    luaL_argerror(L, 1, "field 'leaves' must be a table of CPUID leaves (bench/lib/cpuid_dump.lua reads one)");
+  if (leaves == LUA_TTABLE) {
     leaf_table t = { L, lua_gettop(L) };
     avxbuf_cpuid_source src = { table_cpuid, raw.xcr0, &t };
     avxbuf_cpu_read(&src, &cpu);

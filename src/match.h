@@ -14,8 +14,11 @@
 
 #define AVXBUF_MATCH_MAXCAPTURES 32   /* LUA_MAXCAPTURES */
 #define AVXBUF_MATCH_MAXDEPTH 200     /* 5.4's MAXCCALLS for the matcher */
-/* Nesting never goes deeper than this, whatever the budget: see budget. */
-#define AVXBUF_MATCH_STACK_GUARD 10000
+/* Nesting never goes deeper than this, whatever the budget: see budget.
+ * Each level is a match_step frame on the C stack, so this keeps a match
+ * within a small part of the 1 MiB that some hosts give a thread
+ * (docs/reliability.md); 5.4's own gmatch has no bound there. */
+#define AVXBUF_MATCH_STACK_GUARD 1000
 
 /* What a capture's len holds besides a byte count. */
 #define AVXBUF_CAP_OPEN ((size_t)-1)       /* "(" seen, ")" not yet */

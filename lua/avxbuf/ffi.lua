@@ -179,14 +179,19 @@ local function unpack_source(ops)
       end
       values[#values + 1] = "v" .. k
       seg("local q%d = cast(%s, base + (%s))", k, ptr(load), at())
-      seg("if b.gen ~= g then return false end")
       if FLOATS[op.kind] then
         -- An infinity or NaN goes to C, whose lua_pushnumber canonicalises
         -- NaNs (lj_api.c): a load keeps a NaN's payload, and LuaJIT reads
         -- a negative NaN with high payload bits as the tag of a GC object
-        -- (lj_obj.h's NaN tagging), at an address made of the data.
-        seg("if band(cast(%s, base + (pos + %d))[0], 0x7FFFFFFF) >= %s then return false end",
-            ptr("uint32_t"), off + (size == 8 and NATIVE_LITTLE and 4 or 0), FLOATS[op.kind])
+        -- (lj_obj.h's NaN tagging), at an address made of the data. (The
+        -- exponent's pointer is made before the check too: a cast run by
+        -- the interpreter makes a cdata, which can run a finalizer.)
+        seg("local e%d = cast(%s, base + (pos + %d))", k, ptr("uint32_t"),
+            off + (size == 8 and NATIVE_LITTLE and 4 or 0))
+        seg("if b.gen ~= g then return false end")
+        seg("if band(e%d[0], 0x7FFFFFFF) >= %s then return false end", k, FLOATS[op.kind])
+      else
+        seg("if b.gen ~= g then return false end")
       end
       seg("local v%d = %s", k, value)
     elseif op.kind == "char" then
