@@ -60,7 +60,7 @@ modules: $(MODULES)
 
 # What the suite loads: both flavours, the C API test module (also built
 # for a future C API version) and the two-state harness.
-SPEC_BUILDS = $(BUILD)/two_states $(BUILD)/capi.so $(BUILD)/emul/capi.so $(BUILD)/capi_future/capi.so
+SPEC_BUILDS = $(BUILD)/two_states $(BUILD)/oom_host $(BUILD)/capi.so $(BUILD)/emul/capi.so $(BUILD)/capi_future/capi.so
 suite: $(MODULES) $(SPEC_BUILDS)
 
 $(BUILD)/obj/%.o: src/%.c $(HDR)
@@ -118,6 +118,11 @@ $(BUILD)/bench/noop.so: bench/noop.c
 
 # Two Lua states in one process, for the per-state settings test.
 $(BUILD)/two_states: spec/two_states.c spec/harness.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) $(LUA_INC) -Isrc -o $@ $< $(LUA_LIB) -ldl
+
+# A host whose allocator fails on demand, for spec/oom_spec.lua.
+$(BUILD)/oom_host: spec/oom_host.c src/compat.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WARN) $(LUA_INC) -Isrc -o $@ $< $(LUA_LIB) -ldl
 
@@ -248,10 +253,10 @@ sanitize: deps-hardening
 # The collector-torture build (src/gcpoints.h), under ASan: wherever the
 # binding may run the collector it runs a full collection, so a finalizer
 # that frees, resizes or appends to a buffer (spec/gc_spec.lua arms them)
-# runs at every such point. On Lua 5.4 the specs of the binding's own
-# functions (the kernel and policy specs meet no new point, and take minutes
-# there); on LuaJIT spec/gc_spec.lua, which runs the FFI path with the JIT
-# off and on.
+# runs at every such point: the specs of the binding's own functions (the
+# kernel and policy specs meet no new point, and take minutes there), on
+# Lua 5.4, on 5.1 (whose API collects before it copies) and on LuaJIT, where
+# spec/gc_spec.lua runs the FFI path with the JIT off and on.
 TORTURE = $(SANITIZE) -DAVXBUF_GC_TORTURE
 # Two lanes at once: the pattern specs (most of the time: every capture a
 # string pushed, every push a full collection), and the rest, then LuaJIT.
@@ -260,11 +265,14 @@ TORTURE_SPECS = TestCollectorInCalls TestBuffer TestCApi TestBadInput TestGrowth
 TORTURE_PATTERN_SPECS = TestMatch TestGmatch
 test-gc: deps-hardening
 	@tools/deps.sh build luajit
+	@tools/deps.sh build lua5.1
 	@$(MAKE) --no-print-directory native build/torture/capi.so build/torture/capi_future/capi.so BUILD=build/torture SAN="$(TORTURE)"
-	@$(MAKE) --no-print-directory native build/torture-luajit/capi.so LUA=luajit BUILD=build/torture-luajit SAN="$(TORTURE)"
-	tools/at-once.sh "AVXBUF_SPEC_TORTURE=1 $(ASAN_RUN) lua5.4 spec/run.lua build/torture -- $(TORTURE_PATTERN_SPECS)" \
+	@$(MAKE) --no-print-directory native build/torture-luajit/capi.so build/torture-luajit/capi_future/capi.so LUA=luajit BUILD=build/torture-luajit SAN="$(TORTURE)"
+	@$(MAKE) --no-print-directory native build/torture-lua5.1/capi.so build/torture-lua5.1/capi_future/capi.so LUA=lua5.1 BUILD=build/torture-lua5.1 SAN="$(TORTURE)"
+	tools/at-once.sh "AVXBUF_SPEC_TORTURE=1 $(ASAN_RUN) lua5.4 spec/run.lua build/torture -- $(TORTURE_PATTERN_SPECS) \
+	   && $(ASAN_RUN) lua5.1 spec/run.lua build/torture-lua5.1 -- $(TORTURE_SPECS)" \
 	  "$(ASAN_RUN) lua5.4 spec/run.lua build/torture -- $(TORTURE_SPECS) \
-	   && $(ASAN_RUN) luajit spec/run.lua build/torture-luajit -- TestCollectorInCalls"
+	   && $(ASAN_RUN) luajit spec/run.lua build/torture-luajit -- $(TORTURE_SPECS)"
 
 # The suite under memcheck, plain build (AVX2 natively) and emulated flavour
 # (the AVX-512 logic: valgrind cannot execute AVX-512): zero errors, zero
@@ -424,7 +432,7 @@ lint:
 	lua5.4 tools/layers.lua src
 	lua5.4 tools/layers.lua --planted
 	cppcheck --quiet --enable=warning,style,performance,portability --std=c11 -I src \
-	  --suppress=missingIncludeSystem --error-exitcode=1 src fuzz spec/two_states.c spec/threads.c spec/runner.c
+	  --suppress=missingIncludeSystem --error-exitcode=1 src fuzz spec/two_states.c spec/threads.c spec/runner.c spec/oom_host.c
 
 clean:
 	rm -rf build

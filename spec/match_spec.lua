@@ -573,3 +573,28 @@ function TestGmatch.test_finalizer_changes_the_buffer_during_iteration()
     end
   end)
 end
+
+-- A small C stack (1 MiB, what some hosts give a thread): after "pattern
+-- too complex", 5.4's gmatch has no nesting limit for the next call, and
+-- avxbuf's guard bounds it; a deep find and match stay within 5.4's 200
+-- levels. Each must end in an error or a result, never a crash.
+function TestGmatch.test_within_a_1_mib_c_stack()
+  h.needs_children()
+  if os.getenv("AVXBUF_SPEC_SANITIZED") then lu.skip("sanitizer frames are larger than the build's own") end
+  local code = [[
+    local avxbuf = require "avxbuf"
+    local s, p = ("a"):rep(30000), ("a?"):rep(30000)
+    local it = avxbuf.from(s):gmatch(p)
+    print(select(2, pcall(it)))
+    print(select(2, pcall(it)))
+    print(select(2, pcall(avxbuf.from(s).match, avxbuf.from(s), p)))
+    print(select(2, pcall(avxbuf.from(s).find, avxbuf.from(s), ("(a?)"):rep(31))))
+    print("survived")
+  ]]
+  local out, status = h.shell(string.format("ulimit -s 1024 && LUA_CPATH=%s %s -e %s",
+                                            h.sh(package.cpath:match("^[^;]*") .. ";;"),
+                                            h.sh(arg[-1] or "lua5.4"), h.sh(code)))
+  lu.assertEquals(status, 0, out)
+  lu.assertStrContains(out, "pattern too complex\npattern too complex\npattern too complex\n")
+  lu.assertStrContains(out, "survived")
+end

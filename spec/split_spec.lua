@@ -480,3 +480,34 @@ function TestSplit.test_iterators_hold_what_they_need()
   lu.assertEquals({ pieces() }, { 3, 3 })
   lu.assertNil(pieces())
 end
+
+-- Hostile Lua: an iterator whose upvalues debug.setupvalue replaced raises
+-- an error, whatever it was given (never reads that value as a buffer, nor
+-- loops for ever on a separator that is no string).
+function TestSplit.test_iterators_with_replaced_upvalues_raise()
+  local b = avxbuf.from("a,b\nc")
+  if not (debug and debug.setupvalue and debug.setupvalue(b:lines(), 2, b)) then
+    lu.skip("this Lua's debug library cannot touch a C function's upvalues (5.1)")
+  end
+  local iterators = {
+    lines = { function() return b:lines() end, 2 },
+    split = { function() return b:split(",") end, 2 },
+    gmatch = { function() return b:gmatch("%a") end, 1 },
+  }
+  for name, it in pairs(iterators) do
+    for _, v in ipairs { "not a buffer", io.stdout, 12345, {}, avxbuf.new } do
+      local f = it[1]()
+      debug.setupvalue(f, it[2], v)
+      local ok, err = pcall(f)
+      lu.assertFalse(ok, name .. " with a " .. type(v))
+      lu.assertStrContains(err, "iterator's upvalues were replaced")
+    end
+  end
+  for _, v in ipairs { {}, 5, "" } do
+    local f = b:split(",")
+    debug.setupvalue(f, 4, v)
+    local ok, err = pcall(f)
+    lu.assertFalse(ok, "split with a separator " .. type(v))   -- (split takes no number either)
+    lu.assertStrContains(err, "iterator's upvalues were replaced")
+  end
+end
