@@ -5,6 +5,7 @@
 -- success must give what the operation gives without failures. Prints one
 -- line per bad run, then "runs N failures N bad N".
 local avxbuf = require "avxbuf"
+local arm, disarm = rawget(_G, "arm"), rawget(_G, "disarm")   -- the host's
 local unpack = table.unpack or unpack
 local S1 = ("0123456789"):rep(30) .. "\n" .. ("line two\n"):rep(20) .. "key=value,a,b,c\0tail"
 local S2 = "abc"
@@ -18,9 +19,11 @@ rfile:flush()
 local ops = {
   { "new", function() return avxbuf.new(100000, 7) end },
   { "from", function(a) return avxbuf.from(a, 2) end },
-  { "put", function(a, b) return a:put("x", 1.5, b, a, big) end, function(s1, s2) return s1 .. "x1.5" .. s2 .. s1 .. big end },
+  { "put", function(a, b) return a:put("x", 1.5, b, a, big) end,
+    function(s1, s2) return s1 .. "x1.5" .. s2 .. s1 .. big end },
   { "put20", function(a, b)
-      return a:put("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", 18, b, a)
+      return a:put("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17",
+                   18, b, a)
     end, function(s1, s2) return s1 .. "1234567891011121314151617" .. "18" .. s2 .. s1 end },
   { "putf", function(a, b) return a:putf("%s=%d;%s", "k", 42, b) end, function(s1, s2) return s1 .. "k=42;" .. s2 end },
   { "putf_format", function(a) return a:putf("%5.2f|%s|%q", 2.5, a, "q") end,
@@ -29,22 +32,26 @@ local ops = {
     function(s1) return s1 .. "\7\0\0\0\3strzz\0" .. "\0\0\0\0\0\0\248\63" end },
   { "pack_numbers_as_strings", function(a) return a:pack("s1 z", 12.5, 3) end,
     function(s1) return s1 .. "\4" .. "12.5" .. "3\0" end },
-  { "pack_at", function(a) return a:pack(3, "<I2", 258) end, function(s1) return s1:sub(1, 2) .. "\2\1" .. s1:sub(5) end },
+  { "pack_at", function(a) return a:pack(3, "<I2", 258) end,
+    function(s1) return s1:sub(1, 2) .. "\2\1" .. s1:sub(5) end },
   { "pack_at_growing", function(a) return a:pack(#a - 1, ("B"):rep(20) .. "c100000", unpack((function()
       local v = {}
       for k = 1, 20 do v[k] = k end
       v[21] = "y"
       return v
     end)())) end, nil },
-  { "pack_big", function(a) return a:pack("c200000", "x") end, function(s1) return s1 .. "x" .. ("\0"):rep(199999) end },
+  { "pack_big", function(a) return a:pack("c200000", "x") end,
+    function(s1) return s1 .. "x" .. ("\0"):rep(199999) end },
   { "resize", function(a) return a:resize(300000) end, function(s1) return s1 .. ("\0"):rep(300000 - #s1) end },
   { "reserve", function(a) return a:reserve(500000) end, function(s1) return s1 end },
   { "read", function(a) rfile:seek("set", 0); return a:read(rfile, 150000) end,
     function(s1) return s1 .. ("R"):rep(150000) end },
   { "read_at", function(a) rfile:seek("set", 0); return a:read(rfile, 150000, 2) end,
     function(s1) return s1:sub(1, 1) .. ("R"):rep(150000) end },
-  { "copy", function(a, b) return a:copy(2, b) end, function(s1, s2) return s1:sub(1, 1) .. s2 .. s1:sub(2 + #s2) end },
-  { "fill", function(a) return a:fill(65, 3, 10) end, function(s1) return s1:sub(1, 2) .. ("A"):rep(10) .. s1:sub(13) end },
+  { "copy", function(a, b) return a:copy(2, b) end,
+    function(s1, s2) return s1:sub(1, 1) .. s2 .. s1:sub(2 + #s2) end },
+  { "fill", function(a) return a:fill(65, 3, 10) end,
+    function(s1) return s1:sub(1, 2) .. ("A"):rep(10) .. s1:sub(13) end },
   -- reads: the buffers stay as they are whatever happens
   { "tostring", function(a) return a:tostring() end },
   { "__tostring", function(a) return tostring(a) end },
@@ -65,7 +72,9 @@ local ops = {
   { "config", function() return avxbuf.config() end },
   { "kernels", function() return avxbuf.kernels() end },
   { "cpu", function() return avxbuf.cpu() end },
-  { "decide", function() return avxbuf.decide { vendor = "GenuineIntel", leaf1_eax = 0x50654, leaf1_ecx = 0x1ffa3203 } end },
+  { "decide", function()
+      return avxbuf.decide { vendor = "GenuineIntel", leaf1_eax = 0x50654, leaf1_ecx = 0x1ffa3203 }
+    end },
   { "gmatch_make", function(a) return a:gmatch("(%d)(%d)") end },
 }
 
@@ -117,7 +126,9 @@ for k = 0, 1000 do
   runs = runs + 1
   if not ok then
     failures = failures + 1
-    if settings() ~= before then report(string.format("configure k=%d: failed (%s), and changed the settings", k, err)) end
+    if settings() ~= before then
+      report(string.format("configure k=%d: failed (%s), and changed the settings", k, err))
+    end
   end
   if ok and nfail == 0 then break end
 end
