@@ -168,6 +168,7 @@ int avxbuf_pushbytes(lua_State *L, buffer *b, size_t off, size_t n)
    * again, so that the string is one the buffer held. */
   uint32_t gen = b->gen;
   char *copy = avxbuf_pushscratch(L, n);
+  /* cppcheck-suppress knownConditionTrueFalse ; a finalizer may have changed it */
   if (b->gen != gen || off > b->len || n > b->len - off) {
     lua_pop(L, 1);
     return 0;

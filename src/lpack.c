@@ -471,6 +471,7 @@ static int l_unpack(lua_State *L)
     /* The bytes from start to end, copied once nothing more can run. */
     uint32_t gen = b->gen;
     unsigned char *copy = end - start <= sizeof stack ? stack : (unsigned char *)avxbuf_pushscratch(L, end - start);
+    /* cppcheck-suppress knownConditionTrueFalse ; a finalizer may have changed it */
     if (b->gen != gen || end > b->len) {   /* a finalizer ran while the copy was made */
       end = RESTART;
       continue;
