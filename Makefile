@@ -160,12 +160,14 @@ sweep: deps
 	@$(MAKE) --no-print-directory native $(BUILD)/bench/noop.so
 	$(LUA) bench/kernels.lua --json build/kernels.json --svg build/kernels.svg
 
-# Is the default the best this CPU has? The C sweep three times (the
+# Is the default the best this CPU has? The C sweep six times (the
 # default, every kernel, rep movsb/stosb and glibc, timed from C), judged by
-# bench/plancheck.lua cell by cell from 256 B against the best row, with the
-# same judgement of each kernel's own row beside it: the floor this
-# machine's noise sets. Then the same with what avxbuf.tune() finds here.
-CHECK_RUNS = build/check/default-1.json build/check/default-2.json build/check/default-3.json
+# bench/plancheck.lua cell by cell from 256 B: each cell's best row picked on
+# three runs, the default judged against it on the other three, with a twin
+# control (two rows of identical code judged so) and the same judgement of
+# each kernel's own row beside it: the floor this machine's noise sets. Then
+# the same with what avxbuf.tune() finds here.
+CHECK_RUNS = $(foreach k,1 2 3 4 5 6,build/check/default-$(k).json)
 TUNED_RUNS = $(CHECK_RUNS:build/check/default-%=build/check/tuned-%)
 check-default: deps
 	@$(MAKE) --no-print-directory native build/bench/csweep
