@@ -166,8 +166,9 @@ if #twins > 0 then
   local within = 0
   for _, t in ipairs(twins) do if t >= 0.95 and t <= 1.05 then within = within + 1 end end
   print(string.format("# twin control (avx2 copy / avx copy, identical code, on the judged runs): %d cells, "
-    .. "5th-95th percentile %.2f-%.2f, within +-5%%: %d (%.1f%%)", #twins, twins[math.max(1, math.floor(0.05 * #twins))],
-    twins[math.max(1, math.ceil(0.95 * #twins))], within, 100 * within / #twins))
+    .. "5th-95th percentile %.2f-%.2f, within +-5%%: %d (%.1f%%)", #twins,
+    twins[math.max(1, math.floor(0.05 * #twins))], twins[math.max(1, math.ceil(0.95 * #twins))], within,
+    100 * within / #twins))
 end
 
 -- The floor the noise sets: each kernel row judged the same way (the best
