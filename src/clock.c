@@ -28,25 +28,21 @@ uint64_t avxbuf_tsc(void)
 #define ONE_COPY __attribute__((noipa))
 #endif
 
-ONE_COPY uint64_t avxbuf_chain_add(uint64_t rounds)
-{
-  if (rounds == 0) return 0;
-  unsigned long x = 0, one = 1, n = (unsigned long)rounds;
-  uint64_t t0 = avxbuf_tsc();
-  __asm__ volatile("1:\n\t" TIMES16("add %[one], %[x]\n\t") "dec %[n]\n\tjnz 1b"
-                   : [x] "+r"(x), [n] "+r"(n) : [one] "r"(one) : "cc");
-  return avxbuf_tsc() - t0;
-}
+/* A chain's function: x = x OP one, 16 to a round, rounds times, in one
+ * asm block, between two TSC reads. */
+#define CHAIN(name, op, x0)                                                     \
+  ONE_COPY uint64_t name(uint64_t rounds)                                       \
+  {                                                                             \
+    if (rounds == 0) return 0;                                                  \
+    unsigned long x = x0, one = 1, n = (unsigned long)rounds;                   \
+    uint64_t t0 = avxbuf_tsc();                                                 \
+    __asm__ volatile("1:\n\t" TIMES16(op " %[one], %[x]\n\t") "dec %[n]\n\tjnz 1b" \
+                     : [x] "+r"(x), [n] "+r"(n) : [one] "r"(one) : "cc");       \
+    return avxbuf_tsc() - t0;                                                   \
+  }
 
-ONE_COPY uint64_t avxbuf_chain_imul(uint64_t rounds)
-{
-  if (rounds == 0) return 0;
-  unsigned long x = 1, one = 1, n = (unsigned long)rounds;
-  uint64_t t0 = avxbuf_tsc();
-  __asm__ volatile("1:\n\t" TIMES16("imul %[one], %[x]\n\t") "dec %[n]\n\tjnz 1b"
-                   : [x] "+r"(x), [n] "+r"(n) : [one] "r"(one) : "cc");
-  return avxbuf_tsc() - t0;
-}
+CHAIN(avxbuf_chain_add, "add", 0)
+CHAIN(avxbuf_chain_imul, "imul", 1)
 
 static double now(void)
 {

@@ -19,6 +19,7 @@
 #define MAX_KERNELS 8
 #define MAX_ROUNDS 64
 #define MAX_CLOCK_ROWS 16
+#define MAX_ROWS MAX_CLOCK_ROWS   /* of either's results */
 
 static double now(void)
 {
@@ -42,6 +43,20 @@ static const avxbuf_kernel *kernel_named(lua_State *L, int arg, const char *name
 }
 
 enum { OP_COPY, OP_ZERO, OP_FILL };
+
+/* The values of n rows by rounds into the n lists (made before) of the
+ * table at index 3. */
+static void set_results(lua_State *L, int n, int rounds, double (*v)[MAX_ROUNDS])
+{
+  for (int i = 0; i < n; i++) {
+    lua_rawgeti(L, 3, i + 1);
+    for (int r = 0; r < rounds; r++) {
+      lua_pushnumber(L, v[i][r]);
+      lua_rawseti(L, -2, r + 1);
+    }
+    lua_pop(L, 1);
+  }
+}
 
 /* Field `name` of the table at argument 1, as an integer in [lo, hi]
  * (dflt when absent and dflt >= lo); errors name argument 1 and the field. */
@@ -116,7 +131,7 @@ static int l_measure(lua_State *L)
   const unsigned char *src = arena + 64;
   unsigned char *dst = arena + span + 2048 + 64;
 
-  double secs[MAX_KERNELS][MAX_ROUNDS];
+  double secs[MAX_ROWS][MAX_ROUNDS];
   long reps = 1;
   for (;;) {
     double t0 = now();
@@ -134,14 +149,7 @@ static int l_measure(lua_State *L)
     }
   }
   free(arena);
-  for (int i = 0; i < nk; i++) {
-    lua_rawgeti(L, 3, i + 1);
-    for (int r = 0; r < rounds; r++) {
-      lua_pushnumber(L, secs[i][r]);
-      lua_rawseti(L, -2, r + 1);
-    }
-    lua_pop(L, 1);
-  }
+  set_results(L, nk, (int)rounds, secs);
   return 1;
 }
 
@@ -310,7 +318,7 @@ static int l_measure_clock(lua_State *L)
 
   uint64_t burst_ticks = ticks_of(burst_us), settle_ticks = ticks_of(settle_us);
   uint64_t window = (uint64_t)adds / AVXBUF_CHAIN_UNROLL;
-  double ghz[MAX_CLOCK_ROWS][MAX_ROUNDS];
+  double ghz[MAX_ROWS][MAX_ROUNDS];
   int order[MAX_CLOCK_ROWS];
   uint32_t seed = (uint32_t)avxbuf_tsc() | 1;   /* each call orders its rounds afresh */
   for (int i = 0; i < nr; i++) order[i] = i;
@@ -332,14 +340,7 @@ static int l_measure_clock(lua_State *L)
     }
   }
   free(arena);
-  for (int i = 0; i < nr; i++) {
-    lua_rawgeti(L, 3, i + 1);
-    for (int r = 0; r < rounds; r++) {
-      lua_pushnumber(L, ghz[i][r]);
-      lua_rawseti(L, -2, r + 1);
-    }
-    lua_pop(L, 1);
-  }
+  set_results(L, nr, (int)rounds, ghz);
   return 1;
 }
 
