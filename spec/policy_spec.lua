@@ -58,6 +58,14 @@ local PROCESSORS = {
     intel { leaf1_eax = 0x000806C1, leaf1_ecx = 0x7FFAFBBF, leaf7_ebx = 0xF3BFA7EB, leaf7_ecx = 0x18C05FDE,
             leaf7_edx = 0xFC100510, xcr0 = 0x2E7 },
     { use_avx = 2, vector_zeroing = true, uarch = "Tiger Lake", rule = "licence-mild", max_use_avx = 3 } },
+  -- This project's Intel VM (cpuid -r there, 2026-12-01): Rocket Lake's model under a hypervisor, with
+  -- AMX-TILE and AVX512-FP16 (leaf 7 EDX bits 24, 23), which Rocket Lake lacks.
+  { "Intel VM: model 0xA7 with AMX and AVX512-FP16 (a masked model)", "cpuid -r on the Intel VM, 2026-12-01",
+    intel { leaf1_eax = 0x000A0671, leaf1_ecx = 0xFFFA3203, leaf7_ebx = 0xF1BF2FFB, leaf7_ecx = 0x1A415F46,
+            leaf7_edx = 0x23C14010, leaf7_1_eax = 0x00001C30, xcr0 = 0x600E7 },
+    { use_avx = 3, max_vector_size = 64, avx3_threshold = 0, vector_zeroing = true,
+      uarch = "Sapphire Rapids or later (AMX or AVX512-FP16 under a masked model)", rule = "no-licence-drop",
+      max_use_avx = 3 } },
   { "Core i7-11700K (Rocket Lake)", LIBCPUID .. "intel/core_11th_gen/rocket-lake-i7.test",
     intel { leaf1_eax = 0x000A0671, leaf1_ecx = 0x7FFAFBBF, leaf7_ebx = 0xF2BF67EB, leaf7_ecx = 0x00405F4E,
             leaf7_edx = 0xBC000410, xcr0 = 0x2E7 },

@@ -15,6 +15,7 @@ const char *const avxbuf_feature_names[F_COUNT] = {
   [F_AVX512F] = "avx512f", [F_AVX512DQ] = "avx512dq", [F_AVX512ER] = "avx512er",
   [F_AVX512BW] = "avx512bw", [F_AVX512VL] = "avx512vl", [F_AVX512VBMI2] = "avx512vbmi2",
   [F_FSRM] = "fsrm", [F_SERIALIZE] = "serialize", [F_AVX_VNNI] = "avx_vnni",
+  [F_AVX512FP16] = "avx512fp16", [F_AMX_TILE] = "amx_tile",
 };
 
 enum { R_L1_ECX, R_L7_EBX, R_L7_ECX, R_L7_EDX, R_L7_1_EAX };
@@ -25,7 +26,8 @@ static const struct { avxbuf_feature f; unsigned char reg, bit; } feature_bits[]
   { F_AVX512F, R_L7_EBX, 16 }, { F_AVX512DQ, R_L7_EBX, 17 }, { F_AVX512ER, R_L7_EBX, 27 },
   { F_AVX512BW, R_L7_EBX, 30 }, { F_AVX512VL, R_L7_EBX, 31 },
   { F_AVX512VBMI2, R_L7_ECX, 6 },
-  { F_FSRM, R_L7_EDX, 4 }, { F_SERIALIZE, R_L7_EDX, 14 },
+  { F_FSRM, R_L7_EDX, 4 }, { F_SERIALIZE, R_L7_EDX, 14 }, { F_AVX512FP16, R_L7_EDX, 23 },
+  { F_AMX_TILE, R_L7_EDX, 24 },
   { F_AVX_VNNI, R_L7_1_EAX, 4 },
 };
 

@@ -110,6 +110,14 @@ static const cpu_row cpu_table[] = {
   { V_AMD, 0x1A, 0x00, 0xFF, 0, 15, "Zen 5", R_NO_DROP, S_FSRM_TO_L2, LE_NONE },
 };
 
+/* A licence-affected model that reports AMX or AVX512-FP16, which Intel
+ * first shipped in Sapphire Rapids (Intel's ISA extensions reference): a
+ * hypervisor's masked model (seen: a VM reporting Rocket Lake's 0xA7 with
+ * both), and glibc, which looks at features, gives it 512-bit code there. */
+static const cpu_row masked_model =
+  { V_INTEL, 6, 0, 0xFF, 0, 15, "Sapphire Rapids or later (AMX or AVX512-FP16 under a masked model)", R_NO_DROP,
+    S_VENDOR, LE_NONE };
+
 static const cpu_row *find_row(const avxbuf_cpu *cpu)
 {
   for (size_t i = 0; i < sizeof cpu_table / sizeof cpu_table[0]; i++) {
@@ -117,7 +125,8 @@ static const cpu_row *find_row(const avxbuf_cpu *cpu)
     if (r->vendor == cpu->vendor_id && r->family == cpu->family
         && cpu->model >= r->model_lo && cpu->model <= r->model_hi
         && cpu->stepping >= r->stepping_lo && cpu->stepping <= r->stepping_hi)
-      return r;
+      return (r->rule == R_LICENCE_SEVERE || r->rule == R_LICENCE_MILD)
+             && (cpu->has[F_AMX_TILE] || cpu->has[F_AVX512FP16]) ? &masked_model : r;
   }
   return NULL;
 }
