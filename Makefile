@@ -153,6 +153,7 @@ test-versions:
 # a quick kernel sweep; `make sweep` runs the full one with JSON and SVG.
 bench: deps
 	@$(MAKE) --no-print-directory native $(BUILD)/bench/noop.so
+	$(LUA) bench/licence.lua
 	$(LUA) bench/transform.lua
 	$(LUA) bench/kernels.lua --quick
 
