@@ -156,28 +156,49 @@ void avxbuf_resize(lua_State *L, lmodule *m, buffer *b, size_t n, int arg)
   buffer_setlen(b, n);
 }
 
-int avxbuf_pushbytes(lua_State *L, buffer *b, size_t off, size_t n)
+int avxbuf_pushrange(lua_State *L, buffer *b, avxbuf_range range, void *ctx)
 {
+  size_t off, n = range(L, b, ctx, &off);
+  if (n == AVXBUF_NO_RANGE) return 0;
 #if LUA_VERSION_NUM >= 504
   /* 5.4's lua_pushlstring copies the bytes before it may collect. */
   lua_pushlstring(L, (const char *)b->data + off, n);
 #else
-  /* Older versions (and LuaJIT) may collect first: copy into a userdata,
-   * made before the bytes are looked at. A finalizer run while it is made
-   * may change b (its generation says so): the caller then reads its range
-   * again, so that the string is one the buffer held. */
-  uint32_t gen = b->gen;
-  char *copy = avxbuf_pushscratch(L, n);
-  /* cppcheck-suppress knownConditionTrueFalse ; a finalizer may have changed it */
-  if (b->gen != gen || off > b->len || n > b->len - off) {
+  /* Older versions (and LuaJIT) may collect first: the bytes go through a
+   * userdata made before they are read. A finalizer run while it is made
+   * may change b, so the range is read again after it; one that no longer
+   * fits is made anew at twice the size, so that finalizers changing b at
+   * every collection cannot keep this from ending. */
+  size_t cap = n;
+  char *copy = avxbuf_pushscratch(L, cap);
+  for (;;) {
+    n = range(L, b, ctx, &off);
+    if (n == AVXBUF_NO_RANGE) {
+      lua_pop(L, 1);
+      return 0;
+    }
+    if (n <= cap) break;
     lua_pop(L, 1);
-    return 0;
+    cap = cap > MAX_LENGTH / 2 || n > 2 * cap ? n : 2 * cap;
+    copy = avxbuf_pushscratch(L, cap);
   }
   memcpy(copy, b->data + off, n);
   lua_pushlstring(L, copy, n);
   lua_remove(L, -2);
 #endif
   return 1;
+}
+
+static size_t whole(lua_State *L, buffer *b, void *ctx, size_t *off)
+{
+  (void)L, (void)ctx;
+  *off = 0;
+  return b->len;
+}
+
+void avxbuf_pushall(lua_State *L, buffer *b)
+{
+  avxbuf_pushrange(L, b, whole, NULL);
 }
 
 char *avxbuf_pushscratch(lua_State *L, size_t n)
@@ -349,14 +370,20 @@ static int l_len(lua_State *L)
   return 1;
 }
 
+/* Arguments 2 and 3 as string.sub's, over b as it is now. */
+static size_t sub_range(lua_State *L, buffer *b, void *ctx, size_t *off)
+{
+  (void)ctx;
+  return avxbuf_sub_range(L, 2, 0, b->len, off);
+}
+
 /* buf:tostring([i [, j]]): the range as it is once the string exists (a
- * finalizer run on the way may have shortened the buffer). */
+ * finalizer run on the way may have changed the buffer). */
 static int l_tostring(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
-  size_t start, n;
-  do n = avxbuf_sub_range(L, 2, 0, b->len, &start);
-  while (!avxbuf_pushbytes(L, b, start, n));
+  lua_settop(L, 3);   /* i and j stay arguments 2 and 3 below what is pushed */
+  avxbuf_pushrange(L, b, sub_range, NULL);
   return 1;
 }
 

@@ -5,11 +5,17 @@
 
 #include "lmodule.h"
 
-/* Pushes bytes [off, off + n) of b as a string and returns 1, or returns 0
- * and pushes nothing when a finalizer run on the way has changed b's data
- * or length (its generation): the caller reads its range again and calls
- * again. The range must be checked just before the call. */
-int avxbuf_pushbytes(lua_State *L, buffer *b, size_t off, size_t n);
+/* A range of b as it is now: its length, with its offset in *off, or
+ * AVXBUF_NO_RANGE (there is none). Raising an error is allowed. */
+typedef size_t (*avxbuf_range)(lua_State *L, buffer *b, void *ctx, size_t *off);
+#define AVXBUF_NO_RANGE ((size_t)-1)
+/* Pushes the bytes of range(b) as a string and returns 1 (0, and nothing
+ * pushed, when there is no range): the range is read once nothing more
+ * that can run a finalizer comes before the copy, so the string is bytes
+ * b held at one moment. */
+int avxbuf_pushrange(lua_State *L, buffer *b, avxbuf_range range, void *ctx);
+/* The same for all of b. */
+void avxbuf_pushall(lua_State *L, buffer *b);
 /* Pushes a userdata of n bytes to build a result in before it becomes a
  * string: made first, so that no buffer pointer is held while it is. */
 char *avxbuf_pushscratch(lua_State *L, size_t n);

@@ -100,10 +100,12 @@ static void format_string(lua_State *L, int top)
   for (int i = 2; i <= top; i++) {
     buffer *v = testbuffer(L, i);
     if (v == NULL) lua_pushvalue(L, i);
-    else while (!avxbuf_pushbytes(L, v, 0, v->len)) {}
+    else avxbuf_pushall(L, v);
   }
   if (lua_pcall(L, top - 1, 1, 0) != LUA_OK) format_error(L);
 }
+
+#define FORMAT_TRIES 8
 
 /* The sum of the generations of the buffers among arguments 1..top: it
  * moves whenever one of them changes (each change adds to one). */
@@ -134,11 +136,13 @@ static int l_putf(lua_State *L)
   } else {
     /* The call runs Lua code (and makes strings, which can run a
      * finalizer): done again until no buffer involved changed meanwhile,
-     * so that what is appended and where come from one moment. */
-    for (;;) {
+     * so that what is appended and where come from one moment (up to
+     * FORMAT_TRIES times: finalizers that change a buffer at every
+     * collection would never let it end). */
+    for (int tries = 1;; tries++) {
       uint32_t before = generations(L, top);
       format_string(L, top);
-      if (generations(L, top) == before) break;
+      if (generations(L, top) == before || tries == FORMAT_TRIES) break;
       lua_settop(L, top);
     }
     const char *s = lua_tolstring(L, -1, &total);

@@ -127,7 +127,7 @@ static int l_concat(lua_State *L)
 static int l_contents(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
-  while (!avxbuf_pushbytes(L, b, 0, b->len)) {}
+  avxbuf_pushall(L, b);
   return 1;
 }
 

@@ -462,27 +462,36 @@ static int l_unpack(lua_State *L)
   else memcpy(stack, b->data + start, w);
   view v = { stack, start, start + w, b->len };
   size_t end = unpack_pass(L, m, &v, start, fmt, fmtlen, 1, &n, &strings);
+  unsigned char *scratch = NULL;   /* a userdata at top + 1, once one is needed */
+  size_t cap = 0;
   while (end == RESTART) {
-    lua_settop(L, top);
+    lua_settop(L, top + (scratch != NULL));
     start = avxbuf_sub_start(i, b->len) - 1;
     luaL_argcheck(L, start <= b->len, 2, "initial position out of the buffer");
     view live = { b->data, 0, b->len, b->len };
     end = unpack_pass(L, m, &live, start, fmt, fmtlen, 0, &n, &strings);
-    /* The bytes from start to end, copied once nothing more can run. */
-    uint32_t gen = b->gen;
-    unsigned char *copy = end - start <= sizeof stack ? stack : (unsigned char *)avxbuf_pushscratch(L, end - start);
-    /* cppcheck-suppress knownConditionTrueFalse ; a finalizer may have changed it */
-    if (b->gen != gen || end > b->len) {   /* a finalizer ran while the copy was made */
+    size_t need = end - start;
+    unsigned char *copy = need <= sizeof stack ? stack : scratch;
+    if (need > sizeof stack && need > cap) {
+      /* Made, then the bytes checked again: a finalizer may run while it is
+       * made. Twice as large each time, so that finalizers growing the
+       * buffer at every collection cannot keep this from ending. */
+      if (scratch) lua_remove(L, top + 1);
+      cap = cap > MAX_LENGTH / 2 || need > 2 * cap ? need : 2 * cap;
+      scratch = (unsigned char *)avxbuf_pushscratch(L, cap);
+      lua_insert(L, top + 1);
       end = RESTART;
       continue;
     }
-    memcpy(copy, b->data + start, end - start);
+    /* The bytes from start to end, copied with nothing between the check
+     * and the copy that can run a finalizer. */
+    memcpy(copy, b->data + start, need);
     view snap = { copy, start, end, b->len };
     n = 0;
-    if (unpack_pass(L, m, &snap, start, fmt, fmtlen, 1, &n, &strings) != end) end = RESTART;   /* changed in place */
+    if (unpack_pass(L, m, &snap, start, fmt, fmtlen, 1, &n, &strings) != end) end = RESTART;
   }
   lua_pushinteger(L, (lua_Integer)end + 1);
-  if (lua_gettop(L) > top + n + 1) lua_remove(L, top + 1);   /* the scratch copy */
+  if (scratch) lua_remove(L, top + 1);
   return n + 1;
 }
 

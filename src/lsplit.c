@@ -51,25 +51,31 @@ static void set_pos(lua_State *L, lua_Integer pos)
   lua_replace(L, IT_POS);
 }
 
+/* The line from the iterator's position, as b is now; ctx: a flag set when
+ * a newline ends it. */
+static size_t line_range(lua_State *L, buffer *b, void *ctx, size_t *off)
+{
+  lua_Integer pos = lua_tointeger(L, IT_POS);
+  if (pos < 0 || (size_t)pos >= b->len) return AVXBUF_NO_RANGE;   /* the end, or cut below it */
+  size_t rest = b->len - (size_t)pos;
+  *off = (size_t)pos;
+  /* memchr: glibc's is vectorised, and a newline is one byte. */
+  const unsigned char *nl = memchr(b->data + *off, '\n', rest);
+  *(int *)ctx = nl != NULL;
+  return nl ? (size_t)(nl - (b->data + *off)) : rest;
+}
+
 static int lines_step(lua_State *L)
 {
   buffer *b = iterated(L, "lines");
-  lua_Integer pos = lua_tointeger(L, IT_POS);
-  for (;;) {
-    if (pos < 0 || (size_t)pos >= b->len) {   /* the end, or the buffer was cut below it */
-      set_pos(L, -1);
-      return 0;
-    }
-    size_t off = (size_t)pos, rest = b->len - off;
-    /* memchr: glibc's is vectorised, and a newline is one byte. */
-    const unsigned char *nl = memchr(b->data + off, '\n', rest);
-    size_t n = nl ? (size_t)(nl - (b->data + off)) : rest;
-    if (avxbuf_pushbytes(L, b, off, n)) {
-      set_pos(L, (lua_Integer)(off + n + (nl != NULL)));   /* an unfinished line may go on */
-      return 1;
-    }
-    /* a finalizer cut the buffer while the string was made: look again */
+  int newline = 0;
+  if (!avxbuf_pushrange(L, b, line_range, &newline)) {
+    set_pos(L, -1);
+    return 0;
   }
+  /* an unfinished line may go on */
+  set_pos(L, lua_tointeger(L, IT_POS) + (lua_Integer)lua_rawlen(L, -1) + newline);
+  return 1;
 }
 
 /* buf:lines([init]) -> iterator of the lines from init, without their
@@ -119,7 +125,7 @@ static int l_split(lua_State *L)
   luaL_argcheck(L, m > 0, 2, "empty separator");
   size_t off = start_offset(L, 3, b->len);
   if (sep_buffer) {   /* its bytes now, as a string; making it may run a finalizer */
-    while (!avxbuf_pushbytes(L, sep_buffer, 0, sep_buffer->len)) {}
+    avxbuf_pushall(L, sep_buffer);
     luaL_argcheck(L, lua_rawlen(L, -1) > 0, 2, "empty separator");
   } else {
     lua_pushvalue(L, 2);
