@@ -4,7 +4,10 @@
  * costs more than the kernel (bench/kernels.lua), so this is where kernels
  * are judged at those sizes.
  *
- *   build/bench/csweep [--quick] [--json FILE]
+ *   build/bench/csweep [--quick] [--sizes LO:HI] [--json FILE]
+ *
+ * --sizes keeps only the cells from LO to HI bytes (a closer look at a few
+ * size classes, in the same interleaved rounds).
  *
  * Rows: the default dispatch, every vector kernel, the string instructions
  * ("rep": rep movsb for copies, rep stosb for zero and fill) where ERMS has
@@ -47,19 +50,39 @@ static const char *const op_names[] = { "copy", "zero", "fill", "find" };
 #define NEEDLE 16
 static const unsigned char *volatile found;
 
-static void run(const timed *t, int op, unsigned char *d, const unsigned char *s, size_t n)
+/* The C library's functions and the kernels' have other types, so each has
+ * its loop; every loop has one shape: the function is read from a volatile
+ * pointer and called, once a repetition. Chosen once before the loop, so
+ * that no row pays for the choice: choosing at every call, with the C
+ * library tested first, charged each kernel row a few more compares and
+ * loads per call than the libc row, enough to matter below 1 KiB. */
+static void *(*volatile v_memmove)(void *, const void *, size_t);
+static void *(*volatile v_memset)(void *, int, size_t);
+static const unsigned char *(*volatile v_memmem)(const void *, size_t, const void *, size_t);
+static volatile avxbuf_copy_fn v_copy;
+static volatile avxbuf_fill_fn v_fill;
+static volatile avxbuf_find_fn v_find;
+
+static void run(const timed *t, int op, unsigned char *d, const unsigned char *s, size_t n, long reps)
 {
-  if (op == OP_FIND) {   /* the haystack is s[0..n), the needle its last bytes */
-    const unsigned char *needle = s + n - NEEDLE;
-    if (t->k == &libc_direct) found = c_memmem(s, n, needle, NEEDLE);
-    else found = (t->k ? t->k : avxbuf_pick_find(&state.plan, n))->find(s, n, needle, NEEDLE);
-  } else if (t->k == &libc_direct) {
-    if (op == OP_COPY) c_memmove(d, s, n); else c_memset(d, op == OP_ZERO ? 0 : 0x5A, n);
-  } else if (t->k == NULL) {
-    if (op == OP_COPY) avxbuf_copy(&state.plan, d, s, n, OV_NONE);
-    else avxbuf_fill(&state.plan, d, op == OP_ZERO ? 0 : 0x5A, n);
+  int byte = op == OP_ZERO ? 0 : 0x5A;
+  const unsigned char *needle = s + n - NEEDLE;   /* find: the haystack is s[0..n) */
+  if (t->k == &libc_direct) {
+    v_memmove = c_memmove; v_memset = c_memset;
+    v_memmem = (const unsigned char *(*)(const void *, size_t, const void *, size_t))c_memmem;
+    if (op == OP_COPY) for (long r = 0; r < reps; r++) v_memmove(d, s, n);
+    else if (op == OP_FIND) for (long r = 0; r < reps; r++) found = v_memmem(s, n, needle, NEEDLE);
+    else for (long r = 0; r < reps; r++) v_memset(d, byte, n);
+  } else if (t->k == NULL) {   /* the default: what a caller of avxbuf_copy runs, plan and all */
+    if (op == OP_COPY) for (long r = 0; r < reps; r++) avxbuf_copy(&state.plan, d, s, n, OV_NONE);
+    else if (op == OP_FIND)
+      for (long r = 0; r < reps; r++) found = avxbuf_pick_find(&state.plan, n)->find(s, n, needle, NEEDLE);
+    else for (long r = 0; r < reps; r++) avxbuf_fill(&state.plan, d, byte, n);
   } else {
-    if (op == OP_COPY) t->k->copy(d, s, n); else (t->fill_k ? t->fill_k : t->k)->fill(d, op == OP_ZERO ? 0 : 0x5A, n);
+    v_copy = t->k->copy; v_fill = (t->fill_k ? t->fill_k : t->k)->fill; v_find = t->k->find;
+    if (op == OP_COPY) for (long r = 0; r < reps; r++) v_copy(d, s, n);
+    else if (op == OP_FIND) for (long r = 0; r < reps; r++) found = v_find(s, n, needle, NEEDLE);
+    else for (long r = 0; r < reps; r++) v_fill(d, byte, n);
   }
 }
 
@@ -118,7 +141,7 @@ static void measure(cell *c, unsigned char *d, const unsigned char *s)
   /* Calibrate on the C library: enough repetitions for min_time. */
   for (;;) {
     double t0 = now();
-    for (long r = 0; r < reps; r++) run(&rows[libc_row], c->op, d, s, c->n);
+    run(&rows[libc_row], c->op, d, s, c->n, reps);
     if (now() - t0 >= min_time || reps > (1L << 30)) break;
     reps *= 2;
   }
@@ -135,9 +158,9 @@ static void measure(cell *c, unsigned char *d, const unsigned char *s)
       /* One untimed call first: a streaming row before this one has pushed
        * the destination out of the cache, which would be charged to this
        * row otherwise. */
-      run(&rows[i], c->op, d, s, c->n);
+      run(&rows[i], c->op, d, s, c->n, 1);
       double t0 = now();
-      for (long r = 0; r < reps; r++) run(&rows[i], c->op, d, s, c->n);
+      run(&rows[i], c->op, d, s, c->n, reps);
       secs[i][round] = (now() - t0) / (double)reps;
     }
   }
@@ -178,10 +201,12 @@ int main(int argc, char **argv)
 {
   int quick = 0;
   const char *json = NULL;
+  size_t lo = 0, hi = SIZE_MAX;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
-    else { fprintf(stderr, "usage: csweep [--quick] [--json FILE]\n"); return 2; }
+    else if (!strcmp(argv[i], "--sizes") && i + 1 < argc && sscanf(argv[++i], "%zu:%zu", &lo, &hi) == 2) continue;
+    else { fprintf(stderr, "usage: csweep [--quick] [--sizes LO:HI] [--json FILE]\n"); return 2; }
   }
   rounds = quick ? 5 : 11;
   min_time = quick ? 20e-6 : 50e-6;
@@ -232,6 +257,11 @@ int main(int argc, char **argv)
       if (grid_sizes[g] >= 1024)
         cells[ncells++] = (cell){ OP_COPY, grid_sizes[g], 0, 0, dists[k], { 0 }, { 0 } };
   }
+
+  int kept = 0;
+  for (int i = 0; i < ncells; i++)
+    if (cells[i].n >= lo && cells[i].n <= hi) cells[kept++] = cells[i];
+  ncells = kept;
 
   /* Two buffers in one page-aligned arena, span apart (a multiple of 4096);
    * cells that are not about page aliasing keep dst - src at 2048 modulo
@@ -287,6 +317,7 @@ int main(int argc, char **argv)
       if (worst < 0 || cells[i].ratio[r] < cells[worst].ratio[r]) worst = i;
       if (best < 0 || cells[i].ratio[r] > cells[best].ratio[r]) best = i;
     }
+    if (worst < 0) break;   /* no cell from 256 B (--sizes) */
     char wl[96], bl[96];
     cell_label(&cells[worst], wl, sizeof wl);
     cell_label(&cells[best], bl, sizeof bl);
