@@ -20,9 +20,12 @@
 --   fence      on every path from a non-temporal store to a ret or a tail
 --              jump, an sfence executes.
 --   upper      on every path from an instruction that touches a ymm/zmm
---              register to a ret, tail jump or call, a vzeroupper executes;
---              registers 16-31 are not used at 256/512 bits (vzeroupper does
---              not clean them).
+--              register 0-15 to a ret, tail jump or call, a vzeroupper
+--              executes; registers 16-31 (which vzeroupper leaves alone and
+--              SSE code cannot name) are used at 256/512 bits only by the
+--              512-bit family, whose CPUs run it without a licence drop.
+--   align      every kernel entry point starts on a 64-byte boundary
+--              (AVXBUF_KERNEL_ALIGN, src/kernels/kernels.h).
 --   agree      the widest register a kernel touches is its vector_bits, and
 --              it streams exactly when kernels() says so.
 --   probe      the clock probe's chains (src/clock.c: avxbuf_chain_add and
@@ -112,11 +115,13 @@ local function decode(addr, bytes, text)
   local mnemonic = words[k] or ""
   local operands = table.concat(words, " ", k + 1)
   local ins = { addr = addr, text = text, mnemonic = mnemonic, operands = operands,
-                enc = encoding(bytes), width = 0, hi16 = false }
+                enc = encoding(bytes), width = 0, hi16 = false, lo_wide = false }
   for kind, num in operands:gmatch("%%([xyz])mm(%d+)") do
     local w = kind == "x" and 128 or kind == "y" and 256 or 512
     if w > ins.width then ins.width = w end
-    if w >= 256 and tonumber(num) >= 16 then ins.hi16 = true end
+    if w >= 256 then
+      if tonumber(num) >= 16 then ins.hi16 = true else ins.lo_wide = true end
+    end
   end
   if operands:find("%%k%d") then ins.enc = "evex" end
   -- control flow
@@ -289,7 +294,7 @@ local function violation(file, fname, ins, rule, why)
     ins and string.format("0x%x", ins.addr) or "-", rule, ins and ins.text or "-", why)
 end
 
-local function touches_wide(ins) return ins.width >= 256 end
+local function touches_wide(ins) return ins.lo_wide end
 local function is_vzeroupper(ins) return ins.mnemonic == "vzeroupper" or ins.mnemonic == "vzeroall" end
 local function is_nt(ins) return NT_STORES[ins.mnemonic] == true end
 local function is_sfence(ins) return ins.mnemonic == "sfence" or ins.mnemonic == "mfence" end
@@ -313,8 +318,9 @@ local function scan(file, funcs, allowed, limit_bits, what, mnemonics)
         violation(file, f.name, ins, "isa",
                   string.format("a %d-bit register in %s limited to %d bits", ins.width, what, limit_bits))
       end
-      if ins.hi16 then
-        violation(file, f.name, ins, "upper", "registers 16-31 at 256/512 bits: vzeroupper does not clean them")
+      if ins.hi16 and (limit_bits or 0) < 512 then
+        violation(file, f.name, ins, "upper",
+                  "registers 16-31 at 256/512 bits outside the 512-bit family: vzeroupper does not clean them")
       end
     end
   end
@@ -394,6 +400,11 @@ for _, file in ipairs(args.files) do
         table.sort(group, function(a, b) return #a.name < #b.name end)
         for _, f in ipairs(group) do in_kernel[f] = true end
         found[#found + 1] = group[1].name
+        local entry = group[1].insns[1]
+        if entry and entry.addr % 64 ~= 0 then
+          violation(file, group[1].name, entry, "align",
+                    string.format("a kernel entry point at %d past a 64-byte boundary", entry.addr % 64))
+        end
         checked_functions = checked_functions + #group
         local w, has_nt = scan(file, group, allowed, k.vector_bits ~= nil and math.max(k.vector_bits, 128) or 128,
                                what, mnemonics)

@@ -4,9 +4,10 @@
  * repair or move what is planted; EXPECT lines list what the audit must
  * report, and nothing else. */
 
-#define PLANT(name, body) \
-  __asm__(".text\n.globl " #name "\n.type " #name ", @function\n" #name ":\n" body \
+#define PLANT_AT(name, pad, body) \
+  __asm__(".text\n.p2align 6\n" pad ".globl " #name "\n.type " #name ", @function\n" #name ":\n" body \
           "\n.size " #name ", .-" #name "\n");
+#define PLANT(name, body) PLANT_AT(name, "", body)
 
 /* EXPECT sse2_copy isa: a VEX instruction in an SSE2 kernel */
 PLANT(sse2_copy, "vmovdqu %xmm0, %xmm1\n ret")
@@ -47,8 +48,15 @@ PLANT(avx512_256_copy, "vmovdqu64 %zmm0, (%rdi)\n vzeroupper\n ret")
 /* clean */
 PLANT(avx512_copy, "vmovdqu64 %zmm0, (%rdi)\n vzeroupper\n ret")
 
-/* EXPECT avx512_fill upper: zmm17 is not cleaned by vzeroupper */
-PLANT(avx512_fill, "vmovdqu64 %zmm17, (%rdi)\n vzeroupper\n ret")
+/* clean: the 512-bit family may return from registers 16-31 without vzeroupper */
+PLANT(avx512_fill, "vpbroadcastb %esi, %zmm16\n vmovdqu64 %zmm16, (%rdi)\n ret")
+
+/* EXPECT avx512_256_fill upper: ymm17 outside the 512-bit family */
+/* EXPECT avx512_256_fill upper: ymm0 left dirty on the way out */
+PLANT(avx512_256_fill, "vmovdqu64 %ymm17, (%rdi)\n vmovdqu64 %ymm0, (%rdi)\n ret")
+
+/* EXPECT avx512_nt_fill align: a kernel entry point off its 64-byte boundary */
+PLANT_AT(avx512_nt_fill, "nop\n", "vmovntdq %zmm16, (%rdi)\n sfence\n ret")
 
 /* clean */
 PLANT(avx512_nt_copy, "vmovntdq %zmm0, (%rdi)\n sfence\n vzeroupper\n ret")

@@ -42,6 +42,81 @@
 #include "ymm.h"
 #include "vec_template.h"
 
+#ifndef AVXBUF_EMULATE_AVX512
+/* The 512-bit family's sizes of 33 B to 8 vectors, in zmm16-23 (ymm16-17
+ * up to 64 B), as glibc's evex and avx512 variants move them: vzeroupper
+ * does not touch registers 16-31 and SSE code cannot name them, so these
+ * paths need no vzeroupper (Intel SDM, VZEROUPPER), which at these sizes
+ * is a large part of a call. Only this family: the policy runs 512-bit code
+ * by default only where it costs no licence (docs/policy.md), so a dirty
+ * zmm16-31 costs nothing there; the 32-byte family keeps VEX registers and
+ * its vzeroupper for the CPUs with licences. Written as asm because no
+ * compiler can be asked to allocate registers 16-31; the emulated build
+ * runs the C of vec_template.h for the same sizes. */
+#define EVEX_LD(v, off, base) "vmovdqu64 " off "(%[" base "]), %%" v "\n\t"
+#define EVEX_LDN(v, off, base) "vmovdqu64 " off "(%[" base "],%[n]), %%" v "\n\t"
+#define EVEX_ST(v, off) "vmovdqu64 %%" v ", " off "(%[d])\n\t"
+#define EVEX_STN(v, off) "vmovdqu64 %%" v ", " off "(%[d],%[n])\n\t"
+#define EVEX_OPS [d] "r"(d), [s] "r"(s), [n] "r"(n)
+
+/* n in (32, 512]: two compares to any of the four size classes. */
+AVX512_TARGET AVXBUF_INLINE void avx512_evex_copy(unsigned char *d, const unsigned char *s, size_t n)
+{
+  if (n <= 128) {
+    if (n <= 64)
+      __asm__ volatile(EVEX_LD("ymm16", "", "s") EVEX_LDN("ymm17", "-32", "s")
+                       EVEX_ST("ymm16", "") EVEX_STN("ymm17", "-32")
+                       : : EVEX_OPS : "memory", "xmm16", "xmm17");
+    else
+      __asm__ volatile(EVEX_LD("zmm16", "", "s") EVEX_LDN("zmm17", "-64", "s")
+                       EVEX_ST("zmm16", "") EVEX_STN("zmm17", "-64")
+                       : : EVEX_OPS : "memory", "xmm16", "xmm17");
+  } else {
+    if (n <= 256)
+      __asm__ volatile(EVEX_LD("zmm16", "", "s") EVEX_LD("zmm17", "64", "s")
+                       EVEX_LDN("zmm18", "-128", "s") EVEX_LDN("zmm19", "-64", "s")
+                       EVEX_ST("zmm16", "") EVEX_ST("zmm17", "64")
+                       EVEX_STN("zmm18", "-128") EVEX_STN("zmm19", "-64")
+                       : : EVEX_OPS : "memory", "xmm16", "xmm17", "xmm18", "xmm19");
+    else   /* every load before the first store: any overlap is safe */
+      __asm__ volatile(EVEX_LD("zmm16", "", "s") EVEX_LD("zmm17", "64", "s")
+                       EVEX_LD("zmm18", "128", "s") EVEX_LD("zmm19", "192", "s")
+                       EVEX_LDN("zmm20", "-256", "s") EVEX_LDN("zmm21", "-192", "s")
+                       EVEX_LDN("zmm22", "-128", "s") EVEX_LDN("zmm23", "-64", "s")
+                       EVEX_ST("zmm16", "") EVEX_ST("zmm17", "64") EVEX_ST("zmm18", "128") EVEX_ST("zmm19", "192")
+                       EVEX_STN("zmm20", "-256") EVEX_STN("zmm21", "-192")
+                       EVEX_STN("zmm22", "-128") EVEX_STN("zmm23", "-64")
+                       : : EVEX_OPS : "memory", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22",
+                         "xmm23");
+  }
+}
+
+AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill(unsigned char *d, int c, size_t n)
+{
+  if (n <= 128) {
+    if (n <= 64)
+      __asm__ volatile("vpbroadcastb %k[c], %%ymm16\n\t" EVEX_ST("ymm16", "") EVEX_STN("ymm16", "-32")
+                       : : [d] "r"(d), [n] "r"(n), [c] "r"(c) : "memory", "xmm16");
+    else
+      __asm__ volatile("vpbroadcastb %k[c], %%zmm16\n\t" EVEX_ST("zmm16", "") EVEX_STN("zmm16", "-64")
+                       : : [d] "r"(d), [n] "r"(n), [c] "r"(c) : "memory", "xmm16");
+  } else {
+    if (n <= 256)
+      __asm__ volatile("vpbroadcastb %k[c], %%zmm16\n\t" EVEX_ST("zmm16", "") EVEX_ST("zmm16", "64")
+                       EVEX_STN("zmm16", "-128") EVEX_STN("zmm16", "-64")
+                       : : [d] "r"(d), [n] "r"(n), [c] "r"(c) : "memory", "xmm16");
+    else
+      __asm__ volatile("vpbroadcastb %k[c], %%zmm16\n\t" EVEX_ST("zmm16", "") EVEX_ST("zmm16", "64")
+                       EVEX_ST("zmm16", "128") EVEX_ST("zmm16", "192")
+                       EVEX_STN("zmm16", "-256") EVEX_STN("zmm16", "-192")
+                       EVEX_STN("zmm16", "-128") EVEX_STN("zmm16", "-64")
+                       : : [d] "r"(d), [n] "r"(n), [c] "r"(c) : "memory", "xmm16");
+  }
+}
+#define KCOPY_LE8V_CLEAN avx512_evex_copy
+#define KFILL_LE8V_CLEAN avx512_evex_fill
+#endif
+
 #define KNAME avx512
 #define KTARGET AVX512_TARGET
 #define KNEEDS AVX512_NEEDS
@@ -53,7 +128,6 @@
 #define V_STOREA(p, v) _mm512_store_si512((void *)(p), v)
 #define V_STREAM(p, v) _mm512_stream_si512((__m512i *)(void *)(p), v)
 #define V_SET1(c) _mm512_set1_epi8((char)(c))
-#define V_EQMASK(a, b) ((uint64_t)_mm512_cmpeq_epi8_mask(a, b))
 #define COPY_LE_VEC avx512_256_copy_le2v
 #define FILL_LE_VEC avx512_256_fill_le2v
 #define KFIND avx512_256_find

@@ -8,14 +8,14 @@
 #include "kernels.h"
 #include "small.h"
 
-static void rep_movsb_copy(void *d, const void *s, size_t n)
+AVXBUF_KERNEL_ALIGN static void rep_movsb_copy(void *d, const void *s, size_t n)
 {
   /* rep movsb runs forward; an overlap it would corrupt goes to memmove. */
   if (!forward_safe(d, s, n)) { memmove(d, s, n); return; }
   __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
 }
 
-static void rep_stosb_fill(void *d, int c, size_t n)
+AVXBUF_KERNEL_ALIGN static void rep_stosb_fill(void *d, int c, size_t n)
 {
   __asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(c) : "memory");
 }

@@ -26,6 +26,13 @@ typedef enum avxbuf_kernel_role {
   KR_LIBC           /* the C library: every build has it, the fallback of every rule */
 } avxbuf_kernel_role;
 
+/* Every kernel function starts on a 64-byte boundary, as glibc's string
+ * functions do: code that is the same byte for byte then sits the same way
+ * in cache lines and the decoded-uop cache, so that two builds of one
+ * kernel, or one kernel moved by an edit elsewhere, run alike. `make audit`
+ * checks the addresses in the compiled module. */
+#define AVXBUF_KERNEL_ALIGN __attribute__((aligned(64)))
+
 /* One bit per avxbuf_feature (cpu.h). */
 #define AVXBUF_FEATURE(f) ((uint32_t)1 << (f))
 

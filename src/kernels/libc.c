@@ -4,10 +4,10 @@
 #include <string.h>
 #include "kernels.h"
 
-void avxbuf_libc_copy(void *d, const void *s, size_t n) { memmove(d, s, n); }
-void avxbuf_libc_fill(void *d, int c, size_t n) { memset(d, c, n); }
+AVXBUF_KERNEL_ALIGN void avxbuf_libc_copy(void *d, const void *s, size_t n) { memmove(d, s, n); }
+AVXBUF_KERNEL_ALIGN void avxbuf_libc_fill(void *d, int c, size_t n) { memset(d, c, n); }
 
-const unsigned char *avxbuf_libc_find(const unsigned char *hay, size_t n, const unsigned char *needle, size_t m)
+AVXBUF_KERNEL_ALIGN const unsigned char *avxbuf_libc_find(const unsigned char *hay, size_t n, const unsigned char *needle, size_t m)
 {
   return memmem(hay, n, needle, m);
 }
@@ -77,7 +77,7 @@ static const unsigned char *twoway_rfind(const unsigned char *hay, size_t n, con
  * fails late: O(n m) otherwise) the rest goes to the two-way search. A
  * worst case costs n bytes of memrchr and of checks, then at most ~2n
  * compares of the two-way search: linear. */
-const unsigned char *avxbuf_libc_rfind(const unsigned char *hay, size_t n, const unsigned char *needle, size_t m)
+AVXBUF_KERNEL_ALIGN const unsigned char *avxbuf_libc_rfind(const unsigned char *hay, size_t n, const unsigned char *needle, size_t m)
 {
   if (m == 1) return memrchr(hay, needle[0], n);
   size_t end = n - m + 1, budget = n;   /* candidates start before end */

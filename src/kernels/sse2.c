@@ -14,7 +14,6 @@
 #define V_STOREA(p, v) _mm_store_si128((__m128i *)(void *)(p), v)
 #define V_STREAM(p, v) _mm_stream_si128((__m128i *)(void *)(p), v)
 #define V_SET1(c) _mm_set1_epi8((char)(c))
-#define V_EQMASK(a, b) ((uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)))
 #define V_EQ _mm_cmpeq_epi8
 #define V_AND _mm_and_si128
 #define V_OR _mm_or_si128

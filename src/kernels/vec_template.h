@@ -7,12 +7,15 @@
  *   KLEVEL                the use_avx level whose family this is
  *   VEC_SIZE, vec_t       vector width in bytes and its type
  *   V_LOADU, V_STOREU, V_STOREA, V_STREAM, V_SET1
+ *   V_EQ, V_AND, V_OR, V_MASK   byte compare, and, or of whole vectors and
+ *                         their movemask, where the ISA has them; else
  *   V_EQMASK(a, b)        one bit per equal byte of a and b, in a uint64_t
- *   V_EQ, V_AND, V_OR, V_MASK   optional: byte compare, and, or of whole
- *                         vectors and their movemask, where the ISA has them
+ *                         (either set is needed only by a family's own searches)
  *   KFIND_TARGET          optional: the searches' own target attribute
  *   KFIND, KRFIND         optional: another family's searches, used instead
  *   COPY_LE_VEC, FILL_LE_VEC   handlers for n <= VEC_SIZE (the narrower family)
+ *   KCOPY_LE8V_CLEAN, KFILL_LE8V_CLEAN   optional: handlers for KCLEAN_MAX < n <= 8V
+ *                         that leave the upper state clean (no vzeroupper after them)
  * Strategy, by size n (V = VEC_SIZE):
  *   n <= 2V   two overlapping vectors (or the narrower family's handler);
  *   n <= 4V   four, n <= 8V eight (copies load them all before any store,
@@ -185,7 +188,7 @@ KFIND_TARGET static const unsigned char *KFN(_find_vec)(const unsigned char *hay
   return NULL;
 }
 
-static const unsigned char *KFN(_find)(const unsigned char *hay, size_t n, const unsigned char *needle,
+AVXBUF_KERNEL_ALIGN static const unsigned char *KFN(_find)(const unsigned char *hay, size_t n, const unsigned char *needle,
                                        size_t m)
 {
   if (m == 1) return memchr(hay, needle[0], n);
@@ -233,7 +236,7 @@ KFIND_TARGET static const unsigned char *KFN(_rfind_vec)(const unsigned char *ha
   return NULL;
 }
 
-static const unsigned char *KFN(_rfind)(const unsigned char *hay, size_t n, const unsigned char *needle,
+AVXBUF_KERNEL_ALIGN static const unsigned char *KFN(_rfind)(const unsigned char *hay, size_t n, const unsigned char *needle,
                                         size_t m)
 {
   size_t left = n - m + 1;
@@ -275,6 +278,8 @@ const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
 #undef FILL_LE_VEC
 #undef KCHECK_ALIGNED
 #undef KCLEAN_MAX
+#undef KCOPY_LE8V_CLEAN
+#undef KFILL_LE8V_CLEAN
 #undef KCOPY_CLEAN
 #undef KFILL_CLEAN
 #undef KZEROUPPER

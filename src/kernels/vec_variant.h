@@ -33,10 +33,13 @@ KTARGET AVXBUF_INLINE void KV(_copy_forward)(unsigned char *d, const unsigned ch
   V_STOREU(d, head);
 }
 
-KTARGET static void KV(_copy)(void *dst, const void *src, size_t n)
+KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy)(void *dst, const void *src, size_t n)
 {
   unsigned char *d = dst;
   const unsigned char *s = src;
+#ifdef KCOPY_LE8V_CLEAN   /* one unsigned compare for (KCLEAN_MAX, 8V] */
+  if (n - (KCLEAN_MAX + 1) < 8 * VEC_SIZE - KCLEAN_MAX) { KCOPY_LE8V_CLEAN(d, s, n); return; }
+#endif
   if (n <= KCLEAN_MAX) { KCOPY_CLEAN(d, s, n); return; }
   if (n <= 8 * VEC_SIZE) KFN(_copy_le8v)(d, s, n);
   else if (!forward_safe(d, s, n)) KFN(_copy_backward)(d, s, n);
@@ -49,9 +52,12 @@ KTARGET static void KV(_copy)(void *dst, const void *src, size_t n)
   KZEROUPPER();
 }
 
-KTARGET static void KV(_fill)(void *dst, int byte, size_t n)
+KTARGET AVXBUF_KERNEL_ALIGN static void KV(_fill)(void *dst, int byte, size_t n)
 {
   unsigned char *d = dst;
+#ifdef KFILL_LE8V_CLEAN
+  if (n - (KCLEAN_MAX + 1) < 8 * VEC_SIZE - KCLEAN_MAX) { KFILL_LE8V_CLEAN(d, byte, n); return; }
+#endif
   if (n <= KCLEAN_MAX) { KFILL_CLEAN(d, byte, n); return; }
   if (n <= 2 * VEC_SIZE) {
     KFN(_fill_le2v)(d, byte, n);

@@ -8,8 +8,7 @@
 #define V_STOREA(p, v) _mm256_store_si256((__m256i *)(void *)(p), v)
 #define V_STREAM(p, v) _mm256_stream_si256((__m256i *)(void *)(p), v)
 #define V_SET1(c) _mm256_set1_epi8((char)(c))
-#ifndef V_EQMASK   /* AVX2 and later; avx.c has its own (and no 256-bit integer and/or) */
-#define V_EQMASK(a, b) ((uint64_t)(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, b)))
+#ifndef V_EQMASK   /* AVX2 and later; avx.c has no 256-bit integer compare, and/or: its own V_EQMASK */
 #define V_EQ _mm256_cmpeq_epi8
 #define V_AND _mm256_and_si256
 #define V_OR _mm256_or_si256
