@@ -76,8 +76,8 @@ function TestKnobs.test_vector_zeroing_false_keeps_vectors_out_of_zero_and_fill(
   lu.assertFalse(c.vector_zeroing)
   local xmm = h.family(c.use_avx, 16)
   lu.assertEquals(avxbuf.kernel("zero", 100), xmm)
-  lu.assertEquals(avxbuf.kernel("fill", 2047), xmm)
-  lu.assertEquals(avxbuf.kernel("zero", 2048), erms and stosb or xmm)
+  lu.assertEquals(avxbuf.kernel("fill", 2048), xmm, "rep stosb above the threshold, as glibc")
+  lu.assertEquals(avxbuf.kernel("zero", 2049), erms and stosb or xmm)
   lu.assertEquals(avxbuf.kernel("copy", 100), family(c.use_avx), "copies keep their vectors")
 end
 
@@ -91,12 +91,12 @@ function TestKnobs.test_rep_and_nontemporal_windows()
     lu.assertEquals(avxbuf.kernel("copy", 1000), xmm)
     return
   end
-  lu.assertEquals(avxbuf.kernel("copy", 999), xmm)
-  lu.assertEquals(avxbuf.kernel("copy", 1000), movsb)
+  lu.assertEquals(avxbuf.kernel("copy", 1000), xmm, "rep movsb above the threshold, as glibc")
+  lu.assertEquals(avxbuf.kernel("copy", 1001), movsb)
   lu.assertEquals(avxbuf.kernel("copy", 4999), movsb)
   lu.assertEquals(avxbuf.kernel("copy", 5000), xmm_nt)
-  lu.assertEquals(avxbuf.kernel("zero", 2999), xmm)
-  lu.assertEquals(avxbuf.kernel("zero", 3000), stosb)
+  lu.assertEquals(avxbuf.kernel("zero", 3000), xmm)
+  lu.assertEquals(avxbuf.kernel("zero", 3001), stosb)
   lu.assertEquals(avxbuf.kernel("fill", 9999), stosb, "fills stream from twice the threshold")
   lu.assertEquals(avxbuf.kernel("fill", 10000), xmm_nt)
   h.use { use_avx = 0, rep_movsb_threshold = 0, rep_stosb_threshold = 0, nontemporal_threshold = 0 }
@@ -104,7 +104,8 @@ function TestKnobs.test_rep_and_nontemporal_windows()
   lu.assertEquals(avxbuf.kernel("zero", 2 ^ 40), xmm)
   -- a window with an end, as glibc's rep_movsb_stop_threshold
   h.use { use_avx = 0, rep_movsb_threshold = 1000, rep_movsb_stop_threshold = 3000, nontemporal_threshold = 5000 }
-  lu.assertEquals(avxbuf.kernel("copy", 999), xmm)
+  lu.assertEquals(avxbuf.kernel("copy", 1000), xmm)
+  lu.assertEquals(avxbuf.kernel("copy", 1001), movsb)
   lu.assertEquals(avxbuf.kernel("copy", 2999), movsb)
   lu.assertEquals(avxbuf.kernel("copy", 3000), xmm)
   lu.assertEquals(avxbuf.kernel("copy", 5000), xmm_nt)

@@ -100,6 +100,15 @@ static size_t threshold_size(long long threshold)
 
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
 
+/* glibc takes the string instructions for sizes above its thresholds (`ja`
+ * after the compare in memmove- and memset-vec-unaligned-erms.S), so a
+ * threshold of t means from t + 1 here too. */
+static size_t above(long long threshold)
+{
+  size_t t = threshold_size(threshold);
+  return t == SIZE_MAX ? SIZE_MAX : t + 1;
+}
+
 static int inline_upto(const avxbuf_kernel *small, size_t below)
 {
   if (small->vector_bits <= 0 || below == 0) return -1;   /* libc: -1, unknown */
@@ -150,9 +159,9 @@ static void plan(avxbuf_state *st, const avxbuf_machine *m)
   p->fill_wide = e[K_VECTOR_ZEROING] ? wide : xmm;
   p->fill_narrow = e[K_VECTOR_ZEROING] ? narrow : xmm;
   p->wide_from = split ? threshold_size(e[K_AVX3_THRESHOLD]) : 0;
-  p->rep_movsb_from = threshold_size(e[K_REP_MOVSB_THRESHOLD]);
+  p->rep_movsb_from = above(e[K_REP_MOVSB_THRESHOLD]);
   p->rep_movsb_until = threshold_size(e[K_REP_MOVSB_STOP_THRESHOLD]);   /* 0: no end */
-  p->rep_stosb_from = threshold_size(e[K_REP_STOSB_THRESHOLD]);
+  p->rep_stosb_from = above(e[K_REP_STOSB_THRESHOLD]);
   /* A copy of n bytes streams 2n through the cache, a fill n: fills start
    * streaming at twice the copy threshold (the sweep behind it:
    * docs/benchmarks.md, "Kernels from Lua"). */

@@ -41,7 +41,7 @@ static const struct rule {
 
 /* How a row uses the string instructions: the vendor's rule (below), or a
  * window measured on that processor. */
-typedef enum { S_VENDOR, S_FSRM_TO_L2 } strings_id;
+typedef enum { S_VENDOR, S_FSRM_TO_L2, S_FROM_64K } strings_id;
 
 /* Which turbo-licence counters the core's PMU has (intel/perfmon; Linux
  * tools/perf/pmu-events/arch/x86): core_power.lvl{0,1,2}_turbo_license on
@@ -112,11 +112,11 @@ static const cpu_row cpu_table[] = {
 
 /* A licence-affected model that reports AMX or AVX512-FP16, which Intel
  * first shipped in Sapphire Rapids (Intel's ISA extensions reference): a
- * hypervisor's masked model (seen: a VM reporting Rocket Lake's 0xA7 with
- * both), and glibc, which looks at features, gives it 512-bit code there. */
+ * hypervisor's masked model (seen: Rocket Lake's 0xA7 with both), and
+ * glibc, which looks at features, gives it 512-bit code there. */
 static const cpu_row masked_model =
   { V_INTEL, 6, 0, 0xFF, 0, 15, "Sapphire Rapids or later (AMX or AVX512-FP16 under a masked model)", R_NO_DROP,
-    S_VENDOR, LE_NONE };
+    S_FROM_64K, LE_NONE };
 
 static const cpu_row *find_row(const avxbuf_cpu *cpu)
 {
@@ -148,22 +148,21 @@ static const char *limit_text(const avxbuf_cpu *cpu)
 }
 
 /* Thresholds, from measurement where we have it and glibc's choices where
- * we do not (the table and the figures: docs/policy.md, "Other defaults";
- * docs/benchmarks.md).
- * - rep movsb, Intel with ERMS: glibc's 2048 x (vector size / 16), 2112
- *   with FSRM, with no end. AMD: never by default (on the Zen 3 VM it was
- *   never faster than the AVX2 loop, and many times slower when dst - src
- *   is 1..63 past a multiple of 4096). Zen 5 with FSRM: from 32 KiB to the
- *   L2 size (on the Zen 5 VM glibc's rep movsb beat every vector loop
- *   there, was level at the L2 size and behind them below 32 KiB; glibc
- *   too stops at the L2 there).
- * - rep stosb: glibc's 2048 with ERMS on Intel. Never on AMD: the vector
- *   loops beat it on the Zen 3 and the Zen 5 VM.
- * - non-temporal: from half the last-level cache for copies, whose source
- *   and destination together then exceed it (on both VMs, whose L3 avxbuf
- *   reads as 32 MiB, streaming copies lost at a quarter of it and won from
- *   half); dispatch doubles it for zero and fill, which touch half the
- *   memory per byte. */
+ * we do not (the evidence for each: docs/policy.md, "Other defaults").
+ * - rep movsb, Intel with ERMS: glibc's (sysdeps/x86/dl-cacheinfo.h,
+ *   dl_init_cacheinfo): 2112 with FSRM, else 4096 x (vector size / 16) for
+ *   32- and 64-byte vectors and 2048 for 16-byte ones, with no end. AMD:
+ *   never by default (glibc too moves it to its non-temporal threshold
+ *   there, BZ 30994). Zen 5 with FSRM: from 32 KiB to the L2 size. The
+ *   masked Sapphire Rapids class: from 64 KiB, where the vector loops
+ *   stopped winning.
+ * - rep stosb: glibc's 2048 with ERMS on Intel (64 KiB for the masked
+ *   class, as rep movsb); never on AMD, as glibc.
+ * - non-temporal: half the last-level cache for copies, whose source and
+ *   destination then exceed it, but at most 16 L2s: a large L3 is shared
+ *   by cores (and, under a hypervisor, tenants) this thread cannot see, and glibc too
+ *   takes a fraction (a quarter) of the chip's L3. Dispatch doubles it for
+ *   zero and fill, which touch half the memory per byte. */
 static void thresholds(const avxbuf_cpu *cpu, const cpu_row *row, avxbuf_defaults *out)
 {
   int intel_erms = cpu->has[F_ERMS] && cpu->vendor_id != V_AMD;
@@ -172,16 +171,21 @@ static void thresholds(const avxbuf_cpu *cpu, const cpu_row *row, avxbuf_default
     out->rep_movsb_threshold = 32 << 10;
     out->rep_movsb_stop_threshold = (long long)cpu->l2;
     out->rep_stosb_threshold = 0;
-    out->thresholds_source = "measured on the Zen 5 VM (docs/policy.md): rep movsb from 32 KiB to the L2 size";
+    out->thresholds_source = "this processor's row (docs/policy.md): rep movsb from 32 KiB to the L2 size";
+  } else if (row && row->strings == S_FROM_64K && intel_erms) {
+    out->rep_movsb_threshold = out->rep_stosb_threshold = 64 << 10;
+    out->thresholds_source = "this processor's row (docs/policy.md): rep movsb and rep stosb from 64 KiB";
   } else if (intel_erms) {
-    out->rep_movsb_threshold = cpu->has[F_FSRM] ? 2112 : 2048 * (vec / 16);
+    out->rep_movsb_threshold = cpu->has[F_FSRM] ? 2112 : vec >= 32 ? 4096 * (vec / 16) : 2048;
     out->rep_stosb_threshold = 2048;
     out->thresholds_source = "glibc sysdeps/x86/dl-cacheinfo.h (rep_movsb_threshold, rep_stosb_threshold)";
   } else {
-    out->thresholds_source = "measured on the Zen 3 VM (docs/policy.md): the vector loops beat rep movsb and rep stosb";
+    out->thresholds_source = "AMD (docs/policy.md): the vector loops beat rep movsb and rep stosb, as glibc finds";
   }
   size_t llc = cpu->l3 ? cpu->l3 : cpu->l2;
-  out->nontemporal_threshold = llc ? (long long)(llc / 2) : 4 << 20;
+  size_t nt = llc / 2;
+  if (cpu->l3 && cpu->l2 && cpu->l2 <= nt / 16) nt = 16 * cpu->l2;
+  out->nontemporal_threshold = llc ? (long long)nt : 4 << 20;
 }
 
 void avxbuf_policy(const avxbuf_cpu *cpu, avxbuf_defaults *out)
