@@ -119,8 +119,9 @@ static int read_caches(const avxbuf_cpuid_source *src, uint32_t leaf, const char
 }
 
 /* A hypervisor that hides TOPOEXT may report through the legacy leaf what
- * no core can use: the Zen 5 VM says 508 MiB, the whole socket's L3 (every
- * CCD's 32 MiB), with no word on how many threads share it. A Zen core uses
+ * no core can use: the whole socket's L3 (every CCD's 32 MiB; a recorded
+ * dump: spec/data/zen5-vm-cpuid.txt), with no word on how many threads
+ * share it. A Zen core uses
  * its own CCD's L3, 32 MiB on Zen 2-5 (96 MiB with 3D V-Cache, whose parts
  * report TOPOEXT and so leaf 0x8000001D): more from the legacy leaf is taken
  * as 32 MiB. */
@@ -147,7 +148,7 @@ static void read_legacy_caches(const avxbuf_cpuid_source *src, uint32_t max_ext,
 
 /* Which leaf describes the caches: leaf 4 on Intel and Zhaoxin/Centaur;
  * 0x8000001D on AMD and Hygon only with TOPOEXT (0x80000001 ECX bit 22;
- * without it the leaf reads as zeros, as on the Zen 5 VM), else AMD's legacy
+ * without it the leaf reads as zeros, as in spec/data/zen5-vm-cpuid.txt), else AMD's legacy
  * leaves, which other vendors may also fill. */
 static void detect_caches(const avxbuf_cpuid_source *src, uint32_t max_leaf, uint32_t max_ext, avxbuf_cpu *cpu)
 {
@@ -187,8 +188,8 @@ void avxbuf_cpu_read(const avxbuf_cpuid_source *src, avxbuf_cpu *cpu)
     uint32_t b[12];
     for (unsigned i = 0; i < 3; i++) query(src, 0x80000002 + i, 0, b + 4 * i);
     memcpy(cpu->brand, b, 48);
-    /* Vendors pad the 48 bytes with blanks on either side (the Zen 5 VM's
-     * "Oxide Virtual Turin-like Processor" ends in 14 of them). */
+    /* Vendors pad the 48 bytes with blanks on either side (the brand in
+     * spec/data/zen5-vm-cpuid.txt ends in 14 of them). */
     const char *p = cpu->brand;
     while (*p == ' ') p++;
     size_t n = strlen(p);

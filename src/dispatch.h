@@ -50,10 +50,9 @@ typedef struct avxbuf_plan {
   int copy_inline_upto, fill_inline_upto;
   /* The sizes (at most 16) avxbuf_copy/avxbuf_fill move inline: the above
    * capped, as a size_t, so that the way to the small kernel's call takes
-   * one compare, not two. With two (n <= 16, then the int), copies of
-   * 32-512 B through avxbuf_copy ran at 0.71-0.80x the same kernel called
-   * directly on the Zen 3 VM; with one, 0.89-0.96x (build/bench/csweep,
-   * docs/benchmarks.md). 0 where none: a move of 0 bytes is none either way. */
+   * one compare, not two: at 32-512 B the second compare was a measurable
+   * part of a call (docs/benchmarks.md, "Figures the source once cited").
+   * 0 where none: a move of 0 bytes is none either way. */
   size_t copy_le16_upto, fill_le16_upto;
 } avxbuf_plan;
 

@@ -15,7 +15,7 @@
 #include "compat.h"
 
 /* A full collection, unless one is running already (a finalizer it runs
- * reaches more points). Defined in lbuffer.c. */
+ * reaches more points). Defined in lmodule.c. */
 void avxbuf_gcpoint(lua_State *L);
 
 #if LUA_VERSION_NUM >= 504

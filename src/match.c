@@ -98,8 +98,7 @@ static inline int is_nul(int c) { return c == 0; }
 /* How many bytes from s on (at most n) are in class t (want 1) or not in
  * it (want 0): one loop per class, so that each <ctype.h> test is inlined
  * with its table looked up once, not once a byte; and one per outcome the
- * run goes on with, so that a byte costs a test and a branch (gmatch("%a+")
- * on 64 bytes of words: 4% fewer instructions in all, callgrind). */
+ * run goes on with, so that a byte costs a test and a branch. */
 static size_t class_run(ptr s, size_t n, class_test t, int want)
 {
   size_t k = 0;
@@ -416,10 +415,9 @@ void avxbuf_match_init(avxbuf_match *ms, const void *subject, size_t len, const 
  * When that item (with '+' or no quantifier) is the whole pattern, as in
  * gmatch("%a+"), the match there is the item's run (or its one byte): 5.4
  * gets it by nesting twice at most (so with a budget of 2 or more) and
- * raises nothing on the way, so it is taken without matching (span).
- * gmatch("%a+") over 64 bytes of words, 20000 times (callgrind): 305M
- * instructions in all before, 255M with this and lmatch.c's single
- * lua_rawlen, against string.gmatch's 282M. */
+ * raises nothing on the way, so it is taken without matching (span), which
+ * saves the matcher's calls on the commonest gmatch (the instruction
+ * counts: docs/benchmarks.md). */
 enum { START_ANYWHERE, START_BYTE, START_CLASS, START_SET };
 enum { SPAN_NONE, SPAN_ONE, SPAN_RUN };
 

@@ -17,8 +17,8 @@
  * is no option. */
 enum { SZ_NONE, SZ_FIXED, SZ_OPTIONAL, SZ_REQUIRED };
 
-/* Indexed by the option's character: one load per option (a search through
- * a list of them was a quarter of an unpack's instructions: callgrind). */
+/* Indexed by the option's character: one load per option, not a search
+ * through a list of them at every option of every unpack. */
 static const struct option {
   unsigned char kind, how;
   unsigned char size;   /* fixed size, or the default */

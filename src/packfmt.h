@@ -67,8 +67,7 @@ void avxbuf_pk_init(avxbuf_pk *h, const char *fmt);
 void avxbuf_pk_compile(avxbuf_pk *h, avxbuf_pk_chunk *c);
 
 /* Formats compiled before, by the address and bytes of the format: a loop
- * packing the same records parses its format once (parsing was a third of
- * a pack's instructions: callgrind). */
+ * packing the same records parses its format once, not at every call. */
 #define AVXBUF_PK_CACHE_SLOTS 8
 #define AVXBUF_PK_CACHE_LEN 32
 typedef struct avxbuf_pk_slot {
