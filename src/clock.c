@@ -55,12 +55,12 @@ static double now(void)
  * the pair with the closest reads of three kept. */
 static void pair(double *t, uint64_t *ticks)
 {
-  double best = 1e9;
+  double best = 0;
   for (int i = 0; i < 3; i++) {
     double a = now();
     uint64_t c = avxbuf_tsc();
     double b = now();
-    if (b - a < best) best = b - a, *t = (a + b) / 2, *ticks = c;
+    if (i == 0 || b - a < best) best = b - a, *t = (a + b) / 2, *ticks = c;
   }
 }
 
