@@ -43,8 +43,9 @@
 #include "vec_template.h"
 
 #ifndef AVXBUF_EMULATE_AVX512
-/* The 512-bit family's sizes of 33 B to 8 vectors, in zmm16-23 (ymm16-17
- * up to 64 B), as glibc's evex and avx512 variants move them: vzeroupper
+/* The 512-bit family's temporal moves from 33 B up (all but backward
+ * copies), in zmm16-27 (ymm16-17 up to 64 B), as glibc's evex and avx512
+ * variants move them: vzeroupper
  * does not touch registers 16-31 and SSE code cannot name them, so these
  * paths need no vzeroupper (Intel SDM, VZEROUPPER), which at these sizes
  * is a large part of a call. Only this family: the policy runs 512-bit code
@@ -57,64 +58,133 @@
 #define EVEX_LDN(v, off, base) "vmovdqu64 " off "(%[" base "],%[n]), %%" v "\n\t"
 #define EVEX_ST(v, off) "vmovdqu64 %%" v ", " off "(%[d])\n\t"
 #define EVEX_STN(v, off) "vmovdqu64 %%" v ", " off "(%[d],%[n])\n\t"
+/* The same from operand v, as its ymm (t) or zmm (g) register. */
+#define EVEX_STV(w, off) "vmovdqu64 %" w "[v], " off "(%[d])\n\t"
+#define EVEX_STVN(w, off) "vmovdqu64 %" w "[v], " off "(%[d],%[n])\n\t"
 #define EVEX_OPS [d] "r"(d), [s] "r"(s), [n] "r"(n)
 
-/* n in (32, 512]: two compares to any of the four size classes. */
+/* n in (32, 512], the largest class first: the compares on the way to
+ * each are not taken, and the larger sizes, where a call's cost is more
+ * than its moves', take the fewest. */
 AVX512_TARGET AVXBUF_INLINE void avx512_evex_copy(unsigned char *d, const unsigned char *s, size_t n)
 {
-  if (n <= 128) {
-    if (n <= 64)
-      __asm__ volatile(EVEX_LD("ymm16", "", "s") EVEX_LDN("ymm17", "-32", "s")
-                       EVEX_ST("ymm16", "") EVEX_STN("ymm17", "-32")
-                       : : EVEX_OPS : "memory", "xmm16", "xmm17");
-    else
-      __asm__ volatile(EVEX_LD("zmm16", "", "s") EVEX_LDN("zmm17", "-64", "s")
-                       EVEX_ST("zmm16", "") EVEX_STN("zmm17", "-64")
-                       : : EVEX_OPS : "memory", "xmm16", "xmm17");
-  } else {
-    if (n <= 256)
-      __asm__ volatile(EVEX_LD("zmm16", "", "s") EVEX_LD("zmm17", "64", "s")
-                       EVEX_LDN("zmm18", "-128", "s") EVEX_LDN("zmm19", "-64", "s")
-                       EVEX_ST("zmm16", "") EVEX_ST("zmm17", "64")
-                       EVEX_STN("zmm18", "-128") EVEX_STN("zmm19", "-64")
-                       : : EVEX_OPS : "memory", "xmm16", "xmm17", "xmm18", "xmm19");
-    else   /* every load before the first store: any overlap is safe */
-      __asm__ volatile(EVEX_LD("zmm16", "", "s") EVEX_LD("zmm17", "64", "s")
-                       EVEX_LD("zmm18", "128", "s") EVEX_LD("zmm19", "192", "s")
-                       EVEX_LDN("zmm20", "-256", "s") EVEX_LDN("zmm21", "-192", "s")
-                       EVEX_LDN("zmm22", "-128", "s") EVEX_LDN("zmm23", "-64", "s")
-                       EVEX_ST("zmm16", "") EVEX_ST("zmm17", "64") EVEX_ST("zmm18", "128") EVEX_ST("zmm19", "192")
-                       EVEX_STN("zmm20", "-256") EVEX_STN("zmm21", "-192")
-                       EVEX_STN("zmm22", "-128") EVEX_STN("zmm23", "-64")
-                       : : EVEX_OPS : "memory", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22",
-                         "xmm23");
-  }
+  if (n > 256)   /* every load before the first store: any overlap is safe */
+    __asm__ volatile(EVEX_LD("zmm16", "", "s") EVEX_LD("zmm17", "64", "s")
+                     EVEX_LD("zmm18", "128", "s") EVEX_LD("zmm19", "192", "s")
+                     EVEX_LDN("zmm20", "-256", "s") EVEX_LDN("zmm21", "-192", "s")
+                     EVEX_LDN("zmm22", "-128", "s") EVEX_LDN("zmm23", "-64", "s")
+                     EVEX_ST("zmm16", "") EVEX_ST("zmm17", "64") EVEX_ST("zmm18", "128") EVEX_ST("zmm19", "192")
+                     EVEX_STN("zmm20", "-256") EVEX_STN("zmm21", "-192")
+                     EVEX_STN("zmm22", "-128") EVEX_STN("zmm23", "-64")
+                     : : EVEX_OPS : "memory", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22",
+                       "xmm23");
+  else if (n > 128)
+    __asm__ volatile(EVEX_LD("zmm16", "", "s") EVEX_LD("zmm17", "64", "s")
+                     EVEX_LDN("zmm18", "-128", "s") EVEX_LDN("zmm19", "-64", "s")
+                     EVEX_ST("zmm16", "") EVEX_ST("zmm17", "64")
+                     EVEX_STN("zmm18", "-128") EVEX_STN("zmm19", "-64")
+                     : : EVEX_OPS : "memory", "xmm16", "xmm17", "xmm18", "xmm19");
+  else if (n > 64)
+    __asm__ volatile(EVEX_LD("zmm16", "", "s") EVEX_LDN("zmm17", "-64", "s")
+                     EVEX_ST("zmm16", "") EVEX_STN("zmm17", "-64")
+                     : : EVEX_OPS : "memory", "xmm16", "xmm17");
+  else
+    __asm__ volatile(EVEX_LD("ymm16", "", "s") EVEX_LDN("ymm17", "-32", "s")
+                     EVEX_ST("ymm16", "") EVEX_STN("ymm17", "-32")
+                     : : EVEX_OPS : "memory", "xmm16", "xmm17");
 }
 
 AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill(unsigned char *d, int c, size_t n)
 {
-  if (n <= 128) {
-    if (n <= 64)
-      __asm__ volatile("vpbroadcastb %k[c], %%ymm16\n\t" EVEX_ST("ymm16", "") EVEX_STN("ymm16", "-32")
-                       : : [d] "r"(d), [n] "r"(n), [c] "r"(c) : "memory", "xmm16");
-    else
-      __asm__ volatile("vpbroadcastb %k[c], %%zmm16\n\t" EVEX_ST("zmm16", "") EVEX_STN("zmm16", "-64")
-                       : : [d] "r"(d), [n] "r"(n), [c] "r"(c) : "memory", "xmm16");
-  } else {
-    if (n <= 256)
-      __asm__ volatile("vpbroadcastb %k[c], %%zmm16\n\t" EVEX_ST("zmm16", "") EVEX_ST("zmm16", "64")
-                       EVEX_STN("zmm16", "-128") EVEX_STN("zmm16", "-64")
-                       : : [d] "r"(d), [n] "r"(n), [c] "r"(c) : "memory", "xmm16");
-    else
-      __asm__ volatile("vpbroadcastb %k[c], %%zmm16\n\t" EVEX_ST("zmm16", "") EVEX_ST("zmm16", "64")
-                       EVEX_ST("zmm16", "128") EVEX_ST("zmm16", "192")
-                       EVEX_STN("zmm16", "-256") EVEX_STN("zmm16", "-192")
-                       EVEX_STN("zmm16", "-128") EVEX_STN("zmm16", "-64")
-                       : : [d] "r"(d), [n] "r"(n), [c] "r"(c) : "memory", "xmm16");
-  }
+  /* The broadcast first, as glibc's memset does, so that its latency
+   * overlaps the size compares; a register variable is how GCC and clang
+   * are told which register an asm operand is in. */
+  register __m512i v __asm__("zmm16") = _mm512_set1_epi8((char)c);
+  if (n > 256)
+    __asm__ volatile(EVEX_STV("g", "") EVEX_STV("g", "64") EVEX_STV("g", "128") EVEX_STV("g", "192")
+                     EVEX_STVN("g", "-256") EVEX_STVN("g", "-192") EVEX_STVN("g", "-128") EVEX_STVN("g", "-64")
+                     : : [d] "r"(d), [n] "r"(n), [v] "v"(v) : "memory");
+  else if (n > 128)
+    __asm__ volatile(EVEX_STV("g", "") EVEX_STV("g", "64") EVEX_STVN("g", "-128") EVEX_STVN("g", "-64")
+                     : : [d] "r"(d), [n] "r"(n), [v] "v"(v) : "memory");
+  else if (n > 64)
+    __asm__ volatile(EVEX_STV("g", "") EVEX_STVN("g", "-64") : : [d] "r"(d), [n] "r"(n), [v] "v"(v) : "memory");
+  else
+    __asm__ volatile(EVEX_STV("t", "") EVEX_STVN("t", "-32") : : [d] "r"(d), [n] "r"(n), [v] "v"(v) : "memory");
+}
+/* n > 8 vectors, dst not inside (src, src + n): vec_variant.h's forward
+ * loop (head and tail loaded first, aligned stores of four vectors), in
+ * zmm16-27, with a head of four vectors as glibc's memmove takes it, so
+ * that an aligned 2^k bytes take one store per line, none twice. */
+AVX512_TARGET AVXBUF_INLINE void avx512_evex_copy_forward(unsigned char *d, const unsigned char *s, size_t n)
+{
+  unsigned char *end = d + n, *lim;
+  unsigned char *p = (unsigned char *)(((uintptr_t)d + 256) & ~(uintptr_t)63);
+  const unsigned char *q = s + (p - d);
+  __asm__ volatile(EVEX_LD("zmm16", "", "s") EVEX_LD("zmm25", "64", "s") EVEX_LD("zmm26", "128", "s")
+                   EVEX_LD("zmm27", "192", "s")
+                   EVEX_LDN("zmm17", "-256", "s") EVEX_LDN("zmm18", "-192", "s")
+                   EVEX_LDN("zmm19", "-128", "s") EVEX_LDN("zmm20", "-64", "s")
+                   "lea -256(%[e]), %[lim]\n\t"
+                   "cmp %[lim], %[p]\n\t"
+                   "jae 2f\n"
+                   "1:\n\t"
+                   EVEX_LD("zmm21", "", "q") EVEX_LD("zmm22", "64", "q")
+                   EVEX_LD("zmm23", "128", "q") EVEX_LD("zmm24", "192", "q")
+                   "vmovdqa64 %%zmm21, (%[p])\n\t" "vmovdqa64 %%zmm22, 64(%[p])\n\t"
+                   "vmovdqa64 %%zmm23, 128(%[p])\n\t" "vmovdqa64 %%zmm24, 192(%[p])\n\t"
+                   "add $256, %[p]\n\t"
+                   "add $256, %[q]\n\t"
+                   "cmp %[lim], %[p]\n\t"
+                   "jb 1b\n"
+                   "2:\n\t"
+                   "vmovdqu64 %%zmm17, -256(%[e])\n\t" "vmovdqu64 %%zmm18, -192(%[e])\n\t"
+                   "vmovdqu64 %%zmm19, -128(%[e])\n\t" "vmovdqu64 %%zmm20, -64(%[e])\n\t"
+                   EVEX_ST("zmm16", "") EVEX_ST("zmm25", "64") EVEX_ST("zmm26", "128") EVEX_ST("zmm27", "192")
+                   : [p] "+r"(p), [q] "+r"(q), [lim] "=&r"(lim)
+                   : [d] "r"(d), [s] "r"(s), [n] "r"(n), [e] "r"(end)
+                   : "memory", "cc", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",
+                     "xmm24", "xmm25", "xmm26", "xmm27");
+}
+
+/* n > 8 vectors: vec_variant.h's fill loop (eight aligned stores an
+ * iteration, then at most four, then the tail), in zmm16, after a head of
+ * four vectors as glibc's memset stores it, so that an aligned 2^k bytes
+ * take one store per line, none twice. */
+AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill_loop(unsigned char *d, int c, size_t n)
+{
+  unsigned char *end = d + n, *lim;
+  unsigned char *p = (unsigned char *)(((uintptr_t)d + 256) & ~(uintptr_t)63);
+  __asm__ volatile("vpbroadcastb %k[c], %%zmm16\n\t"
+                   EVEX_ST("zmm16", "") EVEX_ST("zmm16", "64") EVEX_ST("zmm16", "128") EVEX_ST("zmm16", "192")
+                   "lea -512(%[e]), %[lim]\n\t"
+                   "cmp %[lim], %[p]\n\t"
+                   "jae 2f\n"
+                   "1:\n\t"
+                   "vmovdqa64 %%zmm16, (%[p])\n\t" "vmovdqa64 %%zmm16, 64(%[p])\n\t"
+                   "vmovdqa64 %%zmm16, 128(%[p])\n\t" "vmovdqa64 %%zmm16, 192(%[p])\n\t"
+                   "vmovdqa64 %%zmm16, 256(%[p])\n\t" "vmovdqa64 %%zmm16, 320(%[p])\n\t"
+                   "vmovdqa64 %%zmm16, 384(%[p])\n\t" "vmovdqa64 %%zmm16, 448(%[p])\n\t"
+                   "add $512, %[p]\n\t"
+                   "cmp %[lim], %[p]\n\t"
+                   "jb 1b\n"
+                   "2:\n\t"
+                   "add $256, %[lim]\n\t"
+                   "cmp %[lim], %[p]\n\t"
+                   "jae 3f\n\t"
+                   "vmovdqa64 %%zmm16, (%[p])\n\t" "vmovdqa64 %%zmm16, 64(%[p])\n\t"
+                   "vmovdqa64 %%zmm16, 128(%[p])\n\t" "vmovdqa64 %%zmm16, 192(%[p])\n"
+                   "3:\n\t"
+                   "vmovdqu64 %%zmm16, -256(%[e])\n\t" "vmovdqu64 %%zmm16, -192(%[e])\n\t"
+                   "vmovdqu64 %%zmm16, -128(%[e])\n\t" "vmovdqu64 %%zmm16, -64(%[e])"
+                   : [p] "+r"(p), [lim] "=&r"(lim)
+                   : [d] "r"(d), [e] "r"(end), [c] "r"(c)
+                   : "memory", "cc", "xmm16");
 }
 #define KCOPY_LE8V_CLEAN avx512_evex_copy
 #define KFILL_LE8V_CLEAN avx512_evex_fill
+#define KCOPY_FORWARD_CLEAN avx512_evex_copy_forward
+#define KFILL_LOOP_CLEAN avx512_evex_fill_loop
 #endif
 
 #define KNAME avx512

@@ -16,6 +16,8 @@
  *   COPY_LE_VEC, FILL_LE_VEC   handlers for n <= VEC_SIZE (the narrower family)
  *   KCOPY_LE8V_CLEAN, KFILL_LE8V_CLEAN   optional: handlers for KCLEAN_MAX < n <= 8V
  *                         that leave the upper state clean (no vzeroupper after them)
+ *   KCOPY_FORWARD_CLEAN, KFILL_LOOP_CLEAN   optional, the same for the temporal
+ *                         kernel's forward copy and fill loops (n > 8V)
  * Strategy, by size n (V = VEC_SIZE):
  *   n <= 2V   two overlapping vectors (or the narrower family's handler);
  *   n <= 4V   four, n <= 8V eight (copies load them all before any store,
@@ -280,6 +282,8 @@ const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
 #undef KCLEAN_MAX
 #undef KCOPY_LE8V_CLEAN
 #undef KFILL_LE8V_CLEAN
+#undef KCOPY_FORWARD_CLEAN
+#undef KFILL_LOOP_CLEAN
 #undef KCOPY_CLEAN
 #undef KFILL_CLEAN
 #undef KZEROUPPER

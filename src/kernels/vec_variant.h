@@ -38,9 +38,12 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy)(void *dst, const void *src, si
   unsigned char *d = dst;
   const unsigned char *s = src;
 #ifdef KCOPY_LE8V_CLEAN   /* one unsigned compare for (KCLEAN_MAX, 8V] */
-  if (n - (KCLEAN_MAX + 1) < 8 * VEC_SIZE - KCLEAN_MAX) { KCOPY_LE8V_CLEAN(d, s, n); return; }
+  if (__builtin_expect(n - (KCLEAN_MAX + 1) < 8 * VEC_SIZE - KCLEAN_MAX, 1)) { KCOPY_LE8V_CLEAN(d, s, n); return; }
 #endif
   if (n <= KCLEAN_MAX) { KCOPY_CLEAN(d, s, n); return; }
+#if !KSTREAM && defined(KCOPY_FORWARD_CLEAN)
+  if (n > 8 * VEC_SIZE && forward_safe(d, s, n)) { KCOPY_FORWARD_CLEAN(d, s, n); return; }
+#endif
   if (n <= 8 * VEC_SIZE) KFN(_copy_le8v)(d, s, n);
   else if (!forward_safe(d, s, n)) KFN(_copy_backward)(d, s, n);
 #if KSTREAM
@@ -56,9 +59,12 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_fill)(void *dst, int byte, size_t n)
 {
   unsigned char *d = dst;
 #ifdef KFILL_LE8V_CLEAN
-  if (n - (KCLEAN_MAX + 1) < 8 * VEC_SIZE - KCLEAN_MAX) { KFILL_LE8V_CLEAN(d, byte, n); return; }
+  if (__builtin_expect(n - (KCLEAN_MAX + 1) < 8 * VEC_SIZE - KCLEAN_MAX, 1)) { KFILL_LE8V_CLEAN(d, byte, n); return; }
 #endif
   if (n <= KCLEAN_MAX) { KFILL_CLEAN(d, byte, n); return; }
+#if !KSTREAM && defined(KFILL_LOOP_CLEAN)
+  if (n > 8 * VEC_SIZE) { KFILL_LOOP_CLEAN(d, byte, n); return; }
+#endif
   if (n <= 2 * VEC_SIZE) {
     KFN(_fill_le2v)(d, byte, n);
   } else {
