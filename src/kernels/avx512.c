@@ -58,9 +58,9 @@
 #define EVEX_LDN(v, off, base) "vmovdqu64 " off "(%[" base "],%[n]), %%" v "\n\t"
 #define EVEX_ST(v, off) "vmovdqu64 %%" v ", " off "(%[d])\n\t"
 #define EVEX_STN(v, off) "vmovdqu64 %%" v ", " off "(%[d],%[n])\n\t"
-/* The same from operand v, as its ymm (t) or zmm (g) register. */
-#define EVEX_STV(w, off) "vmovdqu64 %" w "[v], " off "(%[d])\n\t"
-#define EVEX_STVN(w, off) "vmovdqu64 %" w "[v], " off "(%[d],%[n])\n\t"
+/* Register v = the byte of operand c in every lane: a register variable
+ * would not do, as GCC -O0 builds such a value in zmm0 first (make audit). */
+#define EVEX_BCAST(v) "vpbroadcastb %k[c], %%" v "\n\t"
 #define EVEX_OPS [d] "r"(d), [s] "r"(s), [n] "r"(n)
 
 /* n in (32, 512], the largest class first: the compares on the way to
@@ -96,21 +96,21 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_copy(unsigned char *d, const unsign
 
 AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill(unsigned char *d, int c, size_t n)
 {
-  /* The broadcast first, as glibc's memset does, so that its latency
-   * overlaps the size compares; a register variable is how GCC and clang
-   * are told which register an asm operand is in. */
-  register __m512i v __asm__("zmm16") = _mm512_set1_epi8((char)c);
   if (n > 256)
-    __asm__ volatile(EVEX_STV("g", "") EVEX_STV("g", "64") EVEX_STV("g", "128") EVEX_STV("g", "192")
-                     EVEX_STVN("g", "-256") EVEX_STVN("g", "-192") EVEX_STVN("g", "-128") EVEX_STVN("g", "-64")
-                     : : [d] "r"(d), [n] "r"(n), [v] "v"(v) : "memory");
+    __asm__ volatile(EVEX_BCAST("zmm16") EVEX_ST("zmm16", "") EVEX_ST("zmm16", "64") EVEX_ST("zmm16", "128")
+                     EVEX_ST("zmm16", "192") EVEX_STN("zmm16", "-256") EVEX_STN("zmm16", "-192")
+                     EVEX_STN("zmm16", "-128") EVEX_STN("zmm16", "-64")
+                     : : [d] "r"(d), [n] "r"(n), [c] "r"(c) : "memory", "xmm16");
   else if (n > 128)
-    __asm__ volatile(EVEX_STV("g", "") EVEX_STV("g", "64") EVEX_STVN("g", "-128") EVEX_STVN("g", "-64")
-                     : : [d] "r"(d), [n] "r"(n), [v] "v"(v) : "memory");
+    __asm__ volatile(EVEX_BCAST("zmm16") EVEX_ST("zmm16", "") EVEX_ST("zmm16", "64")
+                     EVEX_STN("zmm16", "-128") EVEX_STN("zmm16", "-64")
+                     : : [d] "r"(d), [n] "r"(n), [c] "r"(c) : "memory", "xmm16");
   else if (n > 64)
-    __asm__ volatile(EVEX_STV("g", "") EVEX_STVN("g", "-64") : : [d] "r"(d), [n] "r"(n), [v] "v"(v) : "memory");
+    __asm__ volatile(EVEX_BCAST("zmm16") EVEX_ST("zmm16", "") EVEX_STN("zmm16", "-64")
+                     : : [d] "r"(d), [n] "r"(n), [c] "r"(c) : "memory", "xmm16");
   else
-    __asm__ volatile(EVEX_STV("t", "") EVEX_STVN("t", "-32") : : [d] "r"(d), [n] "r"(n), [v] "v"(v) : "memory");
+    __asm__ volatile(EVEX_BCAST("ymm16") EVEX_ST("ymm16", "") EVEX_STN("ymm16", "-32")
+                     : : [d] "r"(d), [n] "r"(n), [c] "r"(c) : "memory", "xmm16");
 }
 /* n > 8 vectors, dst not inside (src, src + n): vec_variant.h's forward
  * loop (head and tail loaded first, aligned stores of four vectors), in
@@ -155,7 +155,7 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill_loop(unsigned char *d, int c, 
 {
   unsigned char *end = d + n, *lim;
   unsigned char *p = (unsigned char *)(((uintptr_t)d + 256) & ~(uintptr_t)63);
-  __asm__ volatile("vpbroadcastb %k[c], %%zmm16\n\t"
+  __asm__ volatile(EVEX_BCAST("zmm16")
                    EVEX_ST("zmm16", "") EVEX_ST("zmm16", "64") EVEX_ST("zmm16", "128") EVEX_ST("zmm16", "192")
                    "lea -512(%[e]), %[lim]\n\t"
                    "cmp %[lim], %[p]\n\t"
