@@ -49,7 +49,7 @@ MODULES = $(NATIVE) $(BUILD)/emul/avxbuf.so $(BUILD)/emul/avxbuf/counters.so
 
 
 
-.PHONY: all modules native suite static deps deps-hardening check-default test test-gc test-versions test-aarch64 test-i386 release-rockspec dist test-install bench sweep sanitize valgrind fuzz threads hardening lint audit clean
+.PHONY: all modules native suite static deps lua-headers deps-hardening check-default test test-gc test-versions test-hosts test-aarch64 test-i386 release-rockspec dist test-install bench sweep sanitize valgrind fuzz threads hardening lint audit clean
 
 # `make`: the module and avxbuf.counters, nothing else.
 all: native
@@ -88,7 +88,8 @@ $(BUILD)/avxbuf/counters.so $(BUILD)/emul/avxbuf/counters.so: $(BUILD)/obj/count
 	$(CC) $(LDFLAGS_SO) -o $@ $<
 
 # Embedding: a static library with both openers, and a host program that
-# registers them with luaL_requiref (spec/runner.c) and runs the suite.
+# registers them as luaL_requiref does (spec/runner.c; for every LUA) and
+# runs the suite.
 static: $(BUILD)/static/libavxbuf.a $(BUILD)/static/host $(BUILD)/static/capi.so
 $(BUILD)/static/libavxbuf.a: $(NATIVE_OBJ) $(BUILD)/obj/counters.o
 	@mkdir -p $(dir $@)
@@ -134,6 +135,16 @@ $(BUILD)/oom_host: spec/oom_host.c src/compat.h
 deps:
 	@tools/deps.sh build $(LUA)
 
+# What is built against LUA's headers installs them when the compiler does
+# not find lua.h (`make LUA=lua5.3` on a fresh machine), as `make test`
+# installs what it needs; where it is found (any LUA_INC: the sanitizer and
+# the foreign builds set theirs) nothing is installed.
+LUA_BUILT = $(NATIVE_OBJ) $(EMUL_OBJ) $(BUILD)/obj/counters.o $(SPEC_BUILDS) $(BUILD)/static/host \
+	$(BUILD)/static/capi.so $(BUILD)/bench/noop.so
+$(LUA_BUILT): | lua-headers
+lua-headers:
+	@echo '#include "lua.h"' | $(CC) $(LUA_INC) -E -o /dev/null - 2>/dev/null || tools/deps.sh headers $(LUA)
+
 deps-hardening: deps
 	@tools/deps.sh hardening
 
@@ -150,6 +161,18 @@ test-versions:
 	@for v in lua5.1 lua5.2 lua5.3 luajit; do tools/deps.sh build $$v || exit 1; done
 	@AVXBUF_SPEC_JOBS=1 tools/at-once.sh "$(MAKE) --no-print-directory test LUA=lua5.1 && $(MAKE) --no-print-directory test LUA=lua5.2" \
 	  "$(MAKE) --no-print-directory test LUA=luajit && $(MAKE) --no-print-directory test LUA=lua5.3"
+
+# Real hosts (docs/hosts.md), avxbuf built for each one's Lua: nginx's Lua
+# module (its OpenResty LuaJIT, unpacked: installing it would remove
+# Debian's LuaJIT) and HAProxy 2.6 (Lua 5.3) on 127.0.0.1 under a load whose
+# every response is checked, then Neovim (LuaJIT) headless.
+HOSTS_BUILD ?= build/hosts
+test-hosts:
+	@tools/deps.sh hosts
+	@tools/deps.sh nginx-lua $(HOSTS_BUILD)/nginx-lua
+	@$(MAKE) --no-print-directory native LUA=luajit BUILD=$(HOSTS_BUILD)/luajit
+	@$(MAKE) --no-print-directory native LUA=lua5.3 BUILD=$(HOSTS_BUILD)/lua5.3
+	timeout 300 tools/hosts/run.sh $(HOSTS_BUILD)
 
 # The transform benchmark (every vector width, with licence counters), then
 # a quick kernel sweep; `make sweep` runs the full one with JSON and SVG.
