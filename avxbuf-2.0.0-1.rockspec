@@ -62,6 +62,7 @@ build = {
             "src/kernels/avx512.c",
             "src/kernels/erms.c",
             "src/kernels/libc.c",
+            "src/kernels/twoway.c",
             "src/kernels/registry.c"
          }
       },

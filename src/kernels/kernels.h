@@ -66,5 +66,7 @@ void avxbuf_libc_copy(void *dst, const void *src, size_t n);
 void avxbuf_libc_fill(void *dst, int byte, size_t n);
 const unsigned char *avxbuf_libc_find(const unsigned char *hay, size_t n, const unsigned char *needle, size_t m);
 const unsigned char *avxbuf_libc_rfind(const unsigned char *hay, size_t n, const unsigned char *needle, size_t m);
+/* Its linear fallback (twoway.c): the last occurrence, 1 <= m <= n, or NULL. */
+const unsigned char *avxbuf_twoway_rfind(const unsigned char *hay, size_t n, const unsigned char *needle, size_t m);
 
 #endif
