@@ -13,8 +13,8 @@
  *   glibc: AVX2, vector zeroing kept (no report of 256-bit zeroing holding
  *   licence 1 there).
  * - Sapphire/Emerald/Granite Rapids and AMD Zen 4/5 run 512-bit code without
- *   a licence drop: AVX-512, and AVX3Threshold 0 as HotSpot sets it on CPUs
- *   with SERIALIZE. */
+ *   a licence drop: AVX-512, and AVX3Threshold 0, which HotSpot sets on Intel
+ *   family 6 with SERIALIZE (and so does avxbuf, beyond the table). */
 #include <stdio.h>
 #include <string.h>
 #include "policy.h"
@@ -209,6 +209,10 @@ void avxbuf_policy(const avxbuf_cpu *cpu, avxbuf_defaults *out)
   out->use_avx = use_avx;
   out->vector_zeroing = rule->vector_zeroing;
   out->avx3_threshold = rule->avx3_threshold;
+  /* HotSpot's own rule (VM_Version::avx3_threshold): 0 on Intel family 6
+   * with SERIALIZE, whose 64-byte loads and stores it finds improved; it
+   * reaches the models the table does not name yet. */
+  if (cpu->vendor_id == V_INTEL && cpu->family == 6 && cpu->has[F_SERIALIZE]) out->avx3_threshold = 0;
   out->uarch = row ? row->uarch : "unknown";
   out->licence_events = licence_event_sets[row ? row->licence_events : LE_NONE];
   out->rule = rule->name;
