@@ -150,6 +150,35 @@ function TestKnobs.test_settings_accumulate_until_reset()
   lu.assertEquals(c.use_avx, cpu.default.use_avx)
 end
 
+-- cpu().reason is the policy's until a knob in force differs from the
+-- default; then it names each such knob with the default's value, and
+-- cpu().overrides holds them (cpu().default.reason stays the policy's).
+function TestKnobs.test_the_reason_says_which_knobs_override_the_default()
+  local base = avxbuf.reset()
+  local c = avxbuf.cpu()
+  if os.getenv("AVXBUF_OPTIONS") == nil then
+    lu.assertEquals(c.overrides, {})
+    lu.assertEquals(c.reason, c.default.reason)
+  end
+  h.use { kernel = "libc", vector_zeroing = not base.vector_zeroing }
+  c = avxbuf.cpu()
+  lu.assertEquals(c.overrides, { kernel = "libc", vector_zeroing = not base.vector_zeroing })
+  lu.assertEquals(c.reason, string.format("%s; overridden by the knobs in force: vector_zeroing=%s (default %s), "
+                                          .. "kernel=libc (default auto)", c.default.reason,
+                                          tostring(not base.vector_zeroing), tostring(base.vector_zeroing)))
+  -- a request equal to the default overrides nothing; a lower level does
+  h.use { use_avx = base.use_avx, kernel = "auto" }
+  lu.assertEquals(avxbuf.cpu().overrides, {})
+  if base.use_avx > 0 then
+    h.use { use_avx = 0 }
+    c = avxbuf.cpu()
+    lu.assertEquals(c.overrides.use_avx, 0)
+    lu.assertStrContains(c.reason, "; overridden by the knobs in force: use_avx=0 (default " .. base.use_avx .. ")")
+  end
+  avxbuf.reset()
+  if os.getenv("AVXBUF_OPTIONS") == nil then lu.assertEquals(avxbuf.cpu().reason, avxbuf.cpu().default.reason) end
+end
+
 TestOptionsEnv = {}
 TestOptionsEnv.setUp = h.needs_children
 
@@ -200,4 +229,148 @@ function TestStates.test_two_states_do_not_share_settings()
   local out = p:read("*a")
   p:close()
   lu.assertEquals(out, "ok\n")
+end
+
+-- ---- one rule for configure{} and AVXBUF_OPTIONS ----------------------------
+
+-- Runs one child per AVXBUF_OPTIONS text (one shell for them all): for
+-- each, its warnings (the entry and the reason) and its settings as text.
+local SETTINGS_LINE = [[
+local t = {}
+for k, v in pairs(require('avxbuf').config()) do
+  t[#t + 1] = k .. '=' .. (type(v) == 'number' and string.format('%.0f', v) or tostring(v))
+end
+table.sort(t)
+print('settings ' .. table.concat(t, ' '))]]
+
+local function through_env(texts)
+  local cmd = { "LUA_CPATH=" .. h.sh(package.cpath:match("^[^;]*") .. ";;") .. "; export LUA_CPATH" }
+  for i, text in ipairs(texts) do
+    cmd[#cmd + 1] = string.format("echo '@@ %d'; AVXBUF_OPTIONS=%s %s -e %s", i, h.sh(text),
+                                  h.sh(arg[-1] or "lua5.4"), h.sh(SETTINGS_LINE))
+  end
+  local out, status = h.shell("{ " .. table.concat(cmd, "; ") .. "; }")
+  lu.assertEquals(status, 0, out)
+  local runs = {}
+  for i, chunk in (out .. "@@ "):gmatch("@@ (%d+)\n(.-)%f[@]") do
+    local run = { warnings = {}, settings = {} }
+    for entry, why in chunk:gmatch("avxbuf: AVXBUF_OPTIONS: ignoring '(.-)': ([^\n]*)") do
+      run.warnings[#run.warnings + 1] = { entry = entry, why = why }
+    end
+    for k, v in (chunk:match("settings ([^\n]*)") or ""):gmatch("([%w_]+)=(%S+)") do run.settings[k] = v end
+    runs[tonumber(i)] = run
+  end
+  lu.assertEquals(#runs, #texts, out)
+  return runs
+end
+
+-- A value as the variable spells it, and a setting as the child prints it.
+local function text_of(v)
+  return type(v) == "number" and v == math.floor(v) and string.format("%.0f", v) or tostring(v)
+end
+
+-- Each knob's values: accepted (no reason) or refused, with the reason
+-- both paths must give. The variable gets each as text_of spells it.
+local BYTES = "must be a byte count from 0 to 2^62"
+local VALUE_CASES = {
+  { "use_avx", 0 }, { "use_avx", 2 }, { "use_avx", 3 },
+  { "use_avx", 4, "must be 0, 1, 2 or 3" }, { "use_avx", -1, "must be 0, 1, 2 or 3" },
+  { "use_avx", 1.5, "must be an integer" }, { "use_avx", true, "must be an integer" },
+  { "use_avx", "two", "must be an integer" },
+  { "max_vector_size", 16 }, { "max_vector_size", 32 }, { "max_vector_size", 64 },
+  { "max_vector_size", 48, "must be 16, 32 or 64" }, { "max_vector_size", 0, "must be 16, 32 or 64" },
+  { "max_vector_size", false, "must be an integer" },
+  { "vector_zeroing", true }, { "vector_zeroing", false },
+  { "vector_zeroing", 0, "must be true or false" }, { "vector_zeroing", 1, "must be true or false" },
+  { "vector_zeroing", "yes", "must be true or false" }, { "vector_zeroing", "TRUE", "must be true or false" },
+  { "kernel", "auto" }, { "kernel", "libc" },
+  { "kernel", "LIBC", 'must be "auto" or "libc"' }, { "kernel", 1, 'must be "auto" or "libc"' },
+  { "kernel", true, 'must be "auto" or "libc"' },
+}
+for _, knob in ipairs { "avx3_threshold", "rep_movsb_threshold", "rep_movsb_stop_threshold", "rep_stosb_threshold",
+                        "nontemporal_threshold" } do
+  for _, case in ipairs { { 0 }, { 4096 }, { 2 ^ 53 }, { -1, BYTES }, { 2.5, "must be an integer" },
+                          { "4k", "must be an integer" }, { false, "must be an integer" } } do
+    VALUE_CASES[#VALUE_CASES + 1] = { knob, case[1], case[2] }
+  end
+end
+
+function TestOptionsEnv.test_configure_and_the_variable_judge_alike()
+  local texts = {}
+  for i, c in ipairs(VALUE_CASES) do texts[i] = c[1] .. "=" .. text_of(c[2]) end
+  local runs = through_env(texts)
+  for i, c in ipairs(VALUE_CASES) do
+    local knob, value, reason = c[1], c[2], c[3]
+    local what = texts[i]
+    avxbuf.reset()
+    local ok, got = pcall(avxbuf.configure, { [knob] = value })
+    local run = runs[i]
+    if reason then
+      lu.assertFalse(ok, "configure accepted " .. what)
+      lu.assertStrContains(got, "bad argument #1 to ")
+      lu.assertStrContains(got, "(knob '" .. knob .. "' " .. reason .. ")", false, what)
+      lu.assertEquals(run.warnings, { { entry = what, why = reason } }, what)
+    else
+      lu.assertTrue(ok, what .. ": " .. tostring(got))
+      lu.assertEquals(run.warnings, {}, what)
+      -- (under valgrind the child's CPU, which clamps, is not the parent's)
+      if not h.EMULATED_CPUID then lu.assertEquals(run.settings[knob], text_of(got[knob]), what) end
+    end
+  end
+end
+
+-- What both paths accept beyond the cases above: 2^62 is the largest byte
+-- count (on 5.1 and LuaJIT a number that large is not an exact integer,
+-- so only the variable is asked), and a saturated one is refused, not wrapped.
+function TestOptionsEnv.test_the_largest_byte_count()
+  local runs = through_env { "nontemporal_threshold=4611686018427387904", "nontemporal_threshold=4611686018427387905",
+                             "nontemporal_threshold=99999999999999999999999999", "use_avx=-99999999999999999999999" }
+  lu.assertEquals(runs[1].warnings, {})
+  lu.assertEquals(runs[1].settings.nontemporal_threshold, "4611686018427387904")
+  lu.assertEquals(runs[2].warnings[1].why, BYTES)
+  lu.assertEquals(runs[3].warnings[1].why, BYTES)
+  lu.assertEquals(runs[4].warnings[1].why, "must be 0, 1, 2 or 3")
+  if math.type then   -- (integers of 64 bits)
+    lu.assertEquals(h.use { nontemporal_threshold = 4611686018427387904 }.nontemporal_threshold, 4611686018427387904)
+    lu.assertErrorMsgContains(BYTES, avxbuf.configure, { nontemporal_threshold = 4611686018427387905 })
+  end
+end
+
+-- Entries between commas, semicolons or blanks (any mix, any number),
+-- blanks around names, '=' and values.
+function TestOptionsEnv.test_separators_and_blanks()
+  local texts = {
+    "use_avx=0,vector_zeroing=false,kernel=libc", "use_avx=0;vector_zeroing=false;kernel=libc",
+    "use_avx=0 vector_zeroing=false kernel=libc", "use_avx=0\tvector_zeroing=false\nkernel=libc",
+    " use_avx = 0 ; vector_zeroing\t=\tfalse , kernel =libc ",
+    ",;, use_avx=0,,;; vector_zeroing=false ;\r\nkernel= libc;,",
+    "use_avx =0, vector_zeroing= false; kernel\n=\nlibc",
+  }
+  for i, run in ipairs(through_env(texts)) do
+    lu.assertEquals(run.warnings, {}, texts[i])
+    lu.assertEquals({ run.settings.use_avx, run.settings.vector_zeroing, run.settings.kernel },
+                    { "0", "false", "libc" }, texts[i])
+  end
+end
+
+-- A bad entry is named, with the reason, and skipped; the others apply.
+function TestOptionsEnv.test_a_bad_entry_is_named_and_the_others_apply()
+  local cases = {
+    { "use_avx=9 vector_zeroing=false", { { "use_avx=9", "must be 0, 1, 2 or 3" } } },
+    { "use_avx= vector_zeroing=false", { { "use_avx=", "no value" } } },
+    { "vector_zeroing=false use_avx =", { { "use_avx =", "no value" } } },
+    { "bogus = 1; vector_zeroing=false", { { "bogus = 1", "unknown knob" } } },
+    { "kernel libc, vector_zeroing=false", { { "kernel", "expected name=value" }, { "libc", "expected name=value" } } },
+    { "=1;vector_zeroing=false", { { "=1", "no knob name" } } },
+    { "use_avx==1,vector_zeroing=false", { { "use_avx==1", "must be an integer" } } },
+    { "vector_zeroing=0 vector_zeroing=false", { { "vector_zeroing=0", "must be true or false" } } },
+  }
+  local texts = {}
+  for i, c in ipairs(cases) do texts[i] = c[1] end
+  for i, run in ipairs(through_env(texts)) do
+    local want = {}
+    for j, w in ipairs(cases[i][2]) do want[j] = { entry = w[1], why = w[2] } end
+    lu.assertEquals(run.warnings, want, texts[i])
+    lu.assertEquals(run.settings.vector_zeroing, "false", texts[i])
+  end
 end

@@ -295,6 +295,36 @@ function TestPolicy.test_bad_leaves_name_the_register()
   lu.assertStrContains(err, "leaves[0x0][0][2] must be an integer")
 end
 
+-- A dump that is not one is refused, naming what is wrong (a missing leaf
+-- reads as zeros, so these would otherwise decide for a CPU without features).
+function TestPolicy.test_a_malformed_dump_is_refused()
+  local LEAF0 = { [0] = { 0xD, 0x756E6547, 0x6C65746E, 0x49656E69 } }
+  local cases = {
+    { 5, "field 'leaves' must be a table of CPUID leaves" },
+    { "garbage", "field 'leaves' must be a table of CPUID leaves" },
+    { { garbage = 1 }, "field 'leaves' has key 'garbage', not a leaf number" },
+    { { [0] = LEAF0, [1.5] = {} }, "field 'leaves' has key '1.5', not a leaf number" },
+    { { [0] = LEAF0, [-1] = {} }, "field 'leaves' has key '-1', not a leaf number" },
+    { { [0] = LEAF0, [2 ^ 32] = {} }, "not a leaf number" },
+    { { [0] = LEAF0, [1] = 5 }, "leaves[0x1] must be a table of sub-leaves" },
+    { { [0] = LEAF0, [0x80000001] = "x" }, "leaves[0x80000001] must be a table of sub-leaves" },
+    { {}, "field 'leaves' has no leaf 0 (the vendor and the highest leaf)" },
+    { { [1] = { [0] = { 0, 0, 0, 0 } } }, "field 'leaves' has no leaf 0" },
+    { { [0] = { x = {} } }, "leaves[0x0] has key 'x', not a sub-leaf number" },
+    { { [0] = { [0] = 7 } }, "leaves[0x0][0] must be a table of 4 registers" },
+    { { [0] = LEAF0, [7] = { [0] = { 0, 0, 0, 0 }, [1] = true } }, "leaves[0x7][1] must be a table of 4 registers" },
+  }
+  for i, c in ipairs(cases) do
+    local ok, err = pcall(avxbuf.decide, { leaves = c[1] })
+    lu.assertFalse(ok, "case " .. i)
+    lu.assertStrContains(err, "bad argument #1 to ", false, "case " .. i)
+    lu.assertStrContains(err, c[2], false, "case " .. i)
+  end
+  -- the smallest dump there is: leaf 0 alone, an Intel CPU without features
+  local d = avxbuf.decide { leaves = { [0] = LEAF0 } }
+  lu.assertEquals({ d.vendor, d.use_avx }, { "GenuineIntel", 0 })
+end
+
 -- The live machine: cpu() agrees with CPUID as an independent reader
 -- (Debian's cpuid) sees it, run through the same decoding; not with what the
 -- kernel's CPU listing says, which hypervisors rewrite (model name, flags).

@@ -2,6 +2,7 @@
  * fields go to Lua through tables of field descriptions, not rows of
  * push/setfield pairs. */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "largs.h"
@@ -169,16 +170,31 @@ static int l_kernels(lua_State *L)
 
 /* ---- knobs ---------------------------------------------------------------- */
 
+/* Pushes value v of knob k as config() gives it. */
+static void push_knob(lua_State *L, int k, long long v)
+{
+  switch (avxbuf_knobs[k].type) {
+  case KT_BOOL: lua_pushboolean(L, (int)v); break;
+  case KT_KERNEL: lua_pushstring(L, avxbuf_kernel_modes[v]); break;
+  default: lua_pushinteger(L, (lua_Integer)v); break;
+  }
+}
+
+/* Value v of knob k as AVXBUF_OPTIONS spells it (in out, or a constant). */
+static const char *knob_text(int k, long long v, char out[24])
+{
+  switch (avxbuf_knobs[k].type) {
+  case KT_BOOL: return v ? "true" : "false";
+  case KT_KERNEL: return avxbuf_kernel_modes[v];
+  default: snprintf(out, 24, "%lld", v); return out;
+  }
+}
+
 static void push_settings(lua_State *L, const avxbuf_settings *s)
 {
   lua_createtable(L, 0, K_COUNT);
   for (int k = 0; k < K_COUNT; k++) {
-    long long v = s->v[k];
-    switch (avxbuf_knobs[k].type) {
-    case KT_BOOL: lua_pushboolean(L, (int)v); break;
-    case KT_KERNEL: lua_pushstring(L, avxbuf_kernel_modes[v]); break;
-    default: lua_pushinteger(L, (lua_Integer)v); break;
-    }
+    push_knob(L, k, s->v[k]);
     lua_setfield(L, -2, avxbuf_knobs[k].name);
   }
 }
@@ -189,37 +205,32 @@ static int l_config(lua_State *L)
   return 1;
 }
 
-static void knob_error(lua_State *L, const char *name, const char *what)
+/* The value at the top of the stack as settings.h's kinds: a number with
+ * an integer value is an integer (as luaL_checkinteger takes 2.0), a string
+ * is a word whatever it spells, so that AVXBUF_OPTIONS's judge rules here. */
+static avxbuf_value read_knob_value(lua_State *L)
 {
-  luaL_argerror(L, 1, lua_pushfstring(L, "knob '%s' %s", name, what));
+  avxbuf_value v = { KV_OTHER, 0, NULL, 0 };
+  int isint;
+  switch (lua_type(L, -1)) {
+  case LUA_TBOOLEAN: v.kind = KV_BOOLEAN; v.integer = lua_toboolean(L, -1); break;
+  case LUA_TSTRING: v.kind = KV_WORD; v.word = lua_tolstring(L, -1, &v.len); break;
+  case LUA_TNUMBER:
+    v.integer = (long long)lua_tointegerx(L, -1, &isint);
+    if (isint) v.kind = KV_INTEGER;
+    break;
+  }
+  return v;
 }
 
 /* The value at the top of the stack, for knob k. */
 static long long knob_value(lua_State *L, int k)
 {
-  const char *name = avxbuf_knobs[k].name;
-  long long v = 0;
-  const char *err = NULL;
-  switch (avxbuf_knobs[k].type) {
-  case KT_BOOL:
-    if (lua_type(L, -1) != LUA_TBOOLEAN) knob_error(L, name, "must be true or false");
-    return lua_toboolean(L, -1);
-  case KT_KERNEL: {
-    size_t len;
-    const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &len) : NULL;
-    err = s ? avxbuf_knob_parse(k, s, len, &v) : "must be \"auto\" or \"libc\"";
-    break;
-  }
-  default: {
-    int isint;
-    lua_Integer i = lua_tointegerx(L, -1, &isint);
-    if (lua_type(L, -1) != LUA_TNUMBER || !isint) knob_error(L, name, "must be an integer");
-    v = (long long)i;
-    err = avxbuf_knob_check(k, v);
-  }
-  }
-  if (err) knob_error(L, name, err);
-  return v;
+  avxbuf_value v = read_knob_value(L);
+  long long x;
+  const char *err = avxbuf_knob_value(k, &v, &x);
+  if (err) luaL_argerror(L, 1, lua_pushfstring(L, "knob '%s' %s", avxbuf_knobs[k].name, err));
+  return x;
 }
 
 static int unknown_knob(lua_State *L, int key)
@@ -270,12 +281,40 @@ static int l_reset(lua_State *L)
 
 /* ---- CPU and policy --------------------------------------------------------- */
 
+/* The knobs in force that differ from what the policy alone gives on this
+ * machine (set by configure or AVXBUF_OPTIONS), in the table at the top:
+ * as its field overrides (config()'s values), and named at the end of its
+ * reason, which otherwise would still say what the default uses. */
+static void set_overrides(lua_State *L, const avxbuf_settings *in_force)
+{
+  avxbuf_state def;
+  memset(&def, 0, sizeof def);
+  for (int k = 0; k < K_COUNT; k++) def.requested.v[k] = AVXBUF_UNSET;
+  avxbuf_state_resolve(&def);
+  int t = lua_gettop(L), n = 0;
+  lua_newtable(L);
+  lua_getfield(L, t, "reason");
+  for (int k = 0; k < K_COUNT; k++) {
+    long long v = in_force->v[k], d = def.effective.v[k];
+    if (v == d) continue;
+    char vs[24], ds[24];
+    push_knob(L, k, v);
+    lua_setfield(L, t + 1, avxbuf_knobs[k].name);
+    lua_pushstring(L, n++ ? ", " : "; overridden by the knobs in force: ");
+    lua_pushfstring(L, "%s=%s (default %s)", avxbuf_knobs[k].name, knob_text(k, v, vs), knob_text(k, d, ds));
+    lua_concat(L, 3);
+  }
+  lua_setfield(L, t, "reason");
+  lua_setfield(L, t, "overrides");
+}
+
 static int l_cpu(lua_State *L)
 {
   const avxbuf_machine *m = avxbuf_machine_get();
   lua_newtable(L);
   set_cpu(L, m->cpu);
   set_decision(L, &m->defaults);
+  set_overrides(L, &STATE(L)->effective);
   lua_newtable(L);   /* the decision alone */
   set_decision(L, &m->defaults);
   lua_setfield(L, -2, "default");
@@ -360,6 +399,46 @@ static void table_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
   lua_settop(L, top);   /* the leaf's table, and its sub-leaf's when there is one */
 }
 
+/* Whether the key at index k is an integer from 0 to 0xFFFFFFFF (a leaf or
+ * sub-leaf number). */
+static int is_register_index(lua_State *L, int k)
+{
+  int isint;
+  lua_Integer n = lua_tointegerx(L, k, &isint);
+  return lua_type(L, k) == LUA_TNUMBER && isint && n >= 0 && n <= 0xFFFFFFFF;
+}
+
+/* A dump's shape, checked before anything is read from it (what is missing
+ * reads as zeros, so a mistyped dump would otherwise decide for a CPU with
+ * no features): leaves[leaf][subleaf] tables only, and leaf 0, which holds
+ * the vendor and the highest leaf. */
+static void check_leaves(lua_State *L, int t)
+{
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    if (!is_register_index(L, -2))
+      luaL_argerror(L, 1, lua_pushfstring(L, "field 'leaves' has key '%s', not a leaf number",
+                                          luaL_tolstring(L, -2, NULL)));
+    unsigned leaf = (unsigned)lua_tointegerx(L, -2, NULL);
+    if (lua_type(L, -1) != LUA_TTABLE)
+      luaL_argerror(L, 1, avxbuf_pushf(L, "leaves[0x%X] must be a table of sub-leaves", leaf));
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+      if (!is_register_index(L, -2))
+        luaL_argerror(L, 1, avxbuf_pushf(L, "leaves[0x%X] has key '%s', not a sub-leaf number", leaf,
+                                         luaL_tolstring(L, -2, NULL)));
+      if (lua_type(L, -1) != LUA_TTABLE)
+        luaL_argerror(L, 1, avxbuf_pushf(L, "leaves[0x%X][%u] must be a table of 4 registers", leaf,
+                                         (unsigned)lua_tointegerx(L, -2, NULL)));
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  if (rawget_int(L, t, 0) != LUA_TTABLE)
+    luaL_argerror(L, 1, "field 'leaves' has no leaf 0 (the vendor and the highest leaf)");
+  lua_pop(L, 1);
+}
+
 /* avxbuf.decide{vendor=, leaf1_eax=, ...} or decide{leaves=, xcr0=}: the
  * policy for any processor, from its registers or from a whole dump. */
 static int l_decide(lua_State *L)
@@ -397,6 +476,7 @@ static int l_decide(lua_State *L)
   if (leaves != LUA_TNIL && leaves != LUA_TTABLE)
     luaL_argerror(L, 1, "field 'leaves' must be a table of CPUID leaves (bench/lib/cpuid_dump.lua reads one)");
   if (leaves == LUA_TTABLE) {
+    check_leaves(L, lua_gettop(L));
     leaf_table t = { L, lua_gettop(L) };
     avxbuf_cpuid_source src = { table_cpuid, raw.xcr0, &t };
     avxbuf_cpu_read(&src, &cpu);

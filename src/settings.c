@@ -36,34 +36,45 @@ const char *avxbuf_knob_check(int knob, long long v)
   return "unknown knob";
 }
 
-static int word_is(const char *text, size_t len, const char *word)
+static int word_is(const avxbuf_value *v, const char *word)
 {
-  return strlen(word) == len && !memcmp(text, word, len);
+  return v->kind == KV_WORD && strlen(word) == v->len && !memcmp(v->word, word, v->len);
 }
 
-const char *avxbuf_knob_parse(int knob, const char *text, size_t len, long long *value)
+avxbuf_value avxbuf_value_of_text(const char *text, size_t len)
+{
+  avxbuf_value v = { KV_WORD, 0, text, len };
+  if (len == 4 && !memcmp(text, "true", 4)) { v.kind = KV_BOOLEAN; v.integer = 1; return v; }
+  if (len == 5 && !memcmp(text, "false", 5)) { v.kind = KV_BOOLEAN; v.integer = 0; return v; }
+  size_t i = len > 0 && text[0] == '-';
+  if (i == len) return v;
+  long long n = 0;
+  for (; i < len; i++) {
+    if (text[i] < '0' || text[i] > '9') return v;
+    /* past 2^62 every knob refuses it: saturate there, before it could overflow */
+    n = n > AVXBUF_MAX_BYTES / 10 ? AVXBUF_MAX_BYTES + 1 : n * 10 + (text[i] - '0');
+  }
+  v.kind = KV_INTEGER;
+  v.integer = n > AVXBUF_MAX_BYTES ? AVXBUF_MAX_BYTES + 1 : n;
+  if (text[0] == '-') v.integer = -v.integer;
+  return v;
+}
+
+const char *avxbuf_knob_value(int knob, const avxbuf_value *v, long long *out)
 {
   switch (avxbuf_knobs[knob].type) {
   case KT_BOOL:
-    if (word_is(text, len, "true") || word_is(text, len, "1")) { *value = 1; return NULL; }
-    if (word_is(text, len, "false") || word_is(text, len, "0")) { *value = 0; return NULL; }
-    return "must be true or false";
+    if (v->kind != KV_BOOLEAN) return "must be true or false";
+    *out = v->integer;
+    return NULL;
   case KT_KERNEL:
     for (int m = 0; m < 2; m++)
-      if (word_is(text, len, avxbuf_kernel_modes[m])) { *value = m; return NULL; }
+      if (word_is(v, avxbuf_kernel_modes[m])) { *out = m; return NULL; }
     return "must be \"auto\" or \"libc\"";
-  default: {
-    /* Decimal digits only: no sign, no spaces, nothing strtoll would skip. */
-    long long v = 0;
-    if (len == 0) return "must be a number";
-    for (size_t i = 0; i < len; i++) {
-      if (text[i] < '0' || text[i] > '9') return "must be a whole number";
-      if (v > (AVXBUF_MAX_BYTES - (text[i] - '0')) / 10) return "is too large";
-      v = v * 10 + (text[i] - '0');
-    }
-    *value = v;
-    return avxbuf_knob_check(knob, v);
-  }
+  default:
+    if (v->kind != KV_INTEGER) return "must be an integer";
+    *out = v->integer;
+    return avxbuf_knob_check(knob, v->integer);
   }
 }
 
@@ -75,25 +86,65 @@ static void report(avxbuf_warn_fn warn, void *ud, const char *entry, size_t len,
   warn(ud, msg);
 }
 
+static int is_blank(char c)
+{
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static int is_separator(char c)
+{
+  return is_blank(c) || c == ',' || c == ';';
+}
+
+static size_t skip_blanks(const char *s)
+{
+  size_t n = 0;
+  while (is_blank(s[n])) n++;
+  return n;
+}
+
+/* The length of the run at s of characters that are neither separators
+ * nor stop. */
+static size_t token(const char *s, char stop)
+{
+  size_t n = 0;
+  while (s[n] && !is_separator(s[n]) && s[n] != stop) n++;
+  return n;
+}
+
+/* One entry at text (no separator first): applies it to req or says why
+ * not (*err); returns its length. */
+static size_t parse_entry(avxbuf_settings *req, const char *text, const char **err)
+{
+  size_t name_len = token(text, '='), at = name_len + skip_blanks(text + name_len);
+  if (text[at] != '=') { *err = "expected name=value"; return name_len; }
+  at++;
+  size_t gap = skip_blanks(text + at), value_len = token(text + at + gap, '\0');
+  const char *value = text + at + gap;
+  /* "use_avx= vector_zeroing=false": the word after the blank is the next
+   * entry, not this one's value */
+  if (value_len == 0 || (gap > 0 && memchr(value, '=', value_len))) { *err = "no value"; return at; }
+  int k = avxbuf_knob_find(text, name_len);
+  if (name_len == 0) { *err = "no knob name"; }
+  else if (k < 0) { *err = "unknown knob"; }
+  else {
+    avxbuf_value v = avxbuf_value_of_text(value, value_len);
+    long long x;
+    *err = avxbuf_knob_value(k, &v, &x);
+    if (!*err) req->v[k] = x;
+  }
+  return at + gap + value_len;
+}
+
 int avxbuf_options_parse(avxbuf_settings *req, const char *text, avxbuf_warn_fn warn, void *ud)
 {
   int bad = 0;
-  while (*text) {
-    size_t len = strcspn(text, ",");
-    const char *eq = memchr(text, '=', len);
-    if (len == 0) {
-      /* empty entry (",," or a trailing comma): nothing to set */
-    } else if (!eq) {
-      report(warn, ud, text, len, "expected name=value"); bad++;
-    } else {
-      int k = avxbuf_knob_find(text, (size_t)(eq - text));
-      long long v;
-      const char *err = k < 0 ? "unknown knob"
-                      : avxbuf_knob_parse(k, eq + 1, len - (size_t)(eq + 1 - text), &v);
-      if (err) { report(warn, ud, text, len, err); bad++; }
-      else req->v[k] = v;
-    }
-    text += len + (text[len] == ',');
+  for (;;) {
+    while (is_separator(*text)) text++;
+    if (!*text) return bad;
+    const char *err = NULL;
+    size_t len = parse_entry(req, text, &err);
+    if (err) { report(warn, ud, text, len, err); bad++; }
+    text += len;
   }
-  return bad;
 }

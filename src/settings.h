@@ -35,11 +35,29 @@ int avxbuf_knob_find(const char *name, size_t len);
 /* NULL when value is valid for knob, else what is wrong with it. */
 const char *avxbuf_knob_check(int knob, long long value);
 
-/* Parses text[0..len) as a value of knob: NULL on success, else why not. */
-const char *avxbuf_knob_parse(int knob, const char *text, size_t len, long long *value);
+/* A knob's value before it is judged, as configure{} got it from Lua or as
+ * AVXBUF_OPTIONS spells it: both are read into one of these kinds and then
+ * judged by avxbuf_knob_value, so the two paths accept the same values and
+ * give the same reasons. */
+typedef enum { KV_BOOLEAN, KV_INTEGER, KV_WORD, KV_OTHER } avxbuf_value_kind;
+typedef struct avxbuf_value {
+  avxbuf_value_kind kind;
+  long long integer;   /* KV_BOOLEAN 0 or 1; KV_INTEGER the value, beyond 2^62 saturated */
+  const char *word;    /* KV_WORD: word[0..len) */
+  size_t len;
+} avxbuf_value;
 
-/* Applies "name=value,name=value" to req. Each bad entry is reported through
- * warn (a complete message) and skipped; returns how many were bad. */
+/* What text[0..len) spells: true or false, a decimal integer (an optional
+ * minus sign and digits), or else a word. */
+avxbuf_value avxbuf_value_of_text(const char *text, size_t len);
+
+/* Judges v as a value of knob: NULL with *out set, or what is wrong with it. */
+const char *avxbuf_knob_value(int knob, const avxbuf_value *v, long long *out);
+
+/* Applies "name=value" entries to req: entries are separated by blanks,
+ * commas or semicolons, and blanks around the '=' are allowed. Each bad
+ * entry is reported through warn (a complete message naming it and why)
+ * and skipped, the others apply; returns how many were bad. */
 typedef void (*avxbuf_warn_fn)(void *ud, const char *message);
 int avxbuf_options_parse(avxbuf_settings *req, const char *text, avxbuf_warn_fn warn, void *ud);
 
