@@ -3,6 +3,7 @@
  * and %i of an integer) are written in place, with no string made; any
  * other goes through the running Lua's own string.format, so the bytes
  * appended are always what it gives. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,8 +72,10 @@ static int plain_pass(lua_State *L, const char *fmt, size_t flen, unsigned char 
 }
 
 /* string.format's "bad argument #k to 'format' (...)" (5.4 says
- * 'string.format') renumbered as putf's own argument k + 1; any other
- * error unchanged. */
+ * 'string.format') renumbered as putf's own argument k + 1, and its errors
+ * in the format itself ("invalid option '%z' to 'format'", 5.4's "invalid
+ * conversion", "invalid format (...)"), which name no argument, as
+ * argument 2's; any other error (a __tostring's) unchanged. */
 static int format_error(lua_State *L)
 {
   const char *msg = lua_tostring(L, -1);
@@ -84,7 +87,43 @@ static int format_error(lua_State *L)
       return luaL_argerror(L, k + 1, lua_tostring(L, -1));
     }
   }
+  static const char *const format_errors[] = { "invalid option", "invalid conversion", "invalid format" };
+  static const char to_format[] = " to 'format'";
+  for (size_t i = 0; msg && i < sizeof format_errors / sizeof format_errors[0]; i++) {
+    if (strncmp(msg, format_errors[i], strlen(format_errors[i])) != 0) continue;
+    size_t len = strlen(msg), tail = sizeof to_format - 1;
+    if (len > tail && !strcmp(msg + len - tail, to_format)) len -= tail;
+    lua_pushlstring(L, msg, len);
+    return luaL_argerror(L, 2, lua_tostring(L, -1));
+  }
   return lua_error(L);
+}
+
+/* Whether argument arg (a number, or a string that converts to one) has an
+ * integer value that fits 64 bits, as 5.3's luaL_checkinteger asks. */
+static int has_integer_value(lua_State *L, int arg)
+{
+#if LUA_VERSION_NUM >= 503
+  if (lua_isinteger(L, arg)) return 1;
+#endif
+  lua_Number n = lua_tonumber(L, arg);
+  return n == floor(n) && n >= -9223372036854775808.0 && n < 9223372036854775808.0;   /* -2^63 <= n < 2^63 */
+}
+
+/* string.format of 5.1, 5.2 and LuaJIT truncates a fraction given to an
+ * integer conversion (%d, %i, %o, %x, %X, %c) where 5.3 and 5.4 raise:
+ * after a format that succeeded, putf raises as they do on every Lua. */
+static void check_integer_conversions(lua_State *L, const char *fmt, size_t flen, int top)
+{
+  int arg = 3;
+  for (size_t k = 0; k < flen && arg <= top; k++) {
+    if (fmt[k] != '%') continue;
+    if (++k < flen && fmt[k] == '%') continue;
+    while (k < flen && fmt[k] && strchr("-+ #0123456789.", fmt[k])) k++;
+    if (k < flen && fmt[k] && strchr("dioxXc", fmt[k]) && lua_isnumber(L, arg) && !has_integer_value(L, arg))
+      luaL_argerror(L, arg, "number has no integer representation");
+    arg++;
+  }
 }
 
 /* Pushes string.format(fmt, ...) of arguments 2..top. Buffers go as
@@ -145,6 +184,7 @@ static int l_putf(lua_State *L)
       if (generations(L, top) == before || tries == FORMAT_TRIES) break;
       lua_settop(L, top);
     }
+    check_integer_conversions(L, fmt, flen, top);
     const char *s = lua_tolstring(L, -1, &total);
     luaL_argcheck(L, total <= MAX_LENGTH - b->len, 2, "the buffer would be too large");
     avxbuf_reserve(L, m, b, b->len + total, b->len);
