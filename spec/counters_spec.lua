@@ -20,15 +20,20 @@ end
 function TestCounters.test_software_event_really_counts()
   if h.QEMU then lu.skip("qemu-user does not emulate perf_event_open") end
   local g = counters.open { "task-clock" }
+  local c0 = os.clock()
   g:start()
   local x = 0
   for i = 1, 2e6 do x = x + i % 7 end
   local r = g:stop()
+  local cpu_seconds = os.clock() - c0
   g:close()
-  lu.assertTrue(x > 0)
   local v = r.events["task-clock"].value
   lu.assertNotNil(v, r.events["task-clock"].unavailable)
-  lu.assertTrue(v > 1e5, "task-clock counted " .. tostring(v) .. " ns for ~2e6 loop iterations")
+  -- task-clock is this thread's CPU time in ns; os.clock (C's clock()) the
+  -- process's, which here is one thread: the two agree, up to the calls
+  -- around the loop and clock()'s tick
+  lu.assertTrue(v / 1e9 > 0.5 * cpu_seconds - 0.005 and v / 1e9 < 1.5 * cpu_seconds + 0.005,
+                string.format("task-clock counted %s ns where os.clock saw %.6f s", tostring(v), cpu_seconds))
   lu.assertTrue(r.time_enabled > 0 and r.time_running > 0)
   lu.assertEquals(type(r.multiplexed), "boolean")
   -- after close, a group reads nothing and says so
@@ -110,8 +115,17 @@ function TestCounters.test_pin_and_readings()
   lu.assertStrContains(err, "sched_setaffinity(" .. outside .. "): ")
   lu.assertStrContains(err, "(EINVAL)")
   lu.assertEquals(counters.cpus(), allowed, "a refused pin changes nothing")
+end
+
+-- counters.clock() is CLOCK_MONOTONIC in seconds: across a child's
+-- `sleep 0.2` it moves by at least 0.2 (and not by a unit's factor more).
+function TestCounters.test_clock_counts_seconds()
+  h.needs_children()
   local t0 = counters.clock()
-  lu.assertTrue(counters.clock() >= t0)
+  local out, status = h.shell("sleep 0.2")
+  local dt = counters.clock() - t0
+  lu.assertEquals(status, 0, out)
+  lu.assertTrue(dt >= 0.2 and dt < 20, "clock() moved by " .. dt .. " across sleep 0.2")
 end
 
 -- msr()'s reason is the one the OS gives another reader of the same device:

@@ -48,16 +48,14 @@ function M.bit_is_set(x, b) return math.floor(x / 2 ^ b) % 2 == 1 end
 function M.set_bit(x, b) return M.bit_is_set(x, b) and x or x + 2 ^ b end
 function M.clear_bit(x, b) return M.bit_is_set(x, b) and x - 2 ^ b or x end
 
--- Deterministic pseudo-random bytes (an LCG exact in doubles), independent
--- of avxbuf.
+-- The suite's seeded generator (bench/lib/rng.lua, shared with bench/):
+-- M.rng(seed) gives r, where r(n) is an integer in [0, n).
+local rng = require "rng"
+M.rng, M.random_bytes = rng.new, rng.bytes
+
+-- Deterministic pseudo-random bytes, independent of avxbuf.
 function M.pattern(n, seed)
-  local x = (seed or 1) * 7919 % 4294967296
-  local t = {}
-  for i = 1, n do
-    x = (x * 69069 + 1) % 4294967296
-    t[i] = string.char(math.floor(x / 16777216))
-  end
-  return table.concat(t)
+  return rng.bytes(rng.new((seed or 1) * 7919), n)
 end
 
 -- A long pattern without a power-of-two period, so misplaced bytes show.

@@ -15,24 +15,10 @@ local TORTURE = h.TORTURE
 local LIGHT = h.LIGHT or TORTURE
 local unpack_ = h.unpack
 
--- A deterministic generator exact in doubles (the same sequence on every
--- Lua version, and in the lua5.4 child).
-local function rng(seed)
-  local x = seed % 4294967296
-  return function(n)   -- 0 .. n-1, from the high bits
-    x = (x * 69069 + 1) % 4294967296
-    return math.floor(x / 4294967296 * n)
-  end
-end
+local rng, bytes = h.rng, h.random_bytes
 
 local function hex(s)
   return (s:gsub(".", function(c) return string.format("%02x", c:byte()) end))
-end
-
-local function bytes(r, n, no_zero)
-  local t = {}
-  for i = 1, n do t[i] = string.char(no_zero and 1 + r(255) or r(256)) end
-  return table.concat(t)
 end
 
 -- ---- records and their oracle -----------------------------------------------
@@ -344,10 +330,6 @@ function TestRecords.test_put_numbers_as_tostring()
   local all = avxbuf.from("start:")
   all:put(unpack_(list))
   h.assert_bytes(all:tostring(), "start:" .. table.concat(want, "", 2), "every number in one put")
-  -- the arguments stay numbers
-  local x = 1.5
-  avxbuf.new():put(x)
-  lu.assertEquals(type(x), "number")
 end
 
 -- ---- putf ------------------------------------------------------------------------
@@ -373,7 +355,7 @@ local function putf_cases()
     P("%a", 0.5), P("%e", 12345.678), P("%o", 8), P("%.3s", "abcdef"), P("%5d|%-5d|%05d", 42, 42, 42),
     P("%+d % d", 5, 5), P("%#x", 255), P("%.0f", 0.5), P("%.20f", 0.1), P("%s %d %s", "a", 1, "b"),
     P("a\0b%sc\0", "x"), P("%s", true), P("%s", nil), P("%s"), P("%10.3s|", "abcdef"), P("%f", math.huge),
-    P("%d %s", 1), P("%d", "x"), P("%d", {}), P("%d", 1.5), P("%s %d", "ok", true), P("%c", "A"),
+    P("%d %s", 1), P("%d", "x"), P("%d", {}), P("%s %d", "ok", true), P("%c", "A"),
     P("%y", 1), P("%", 1), P "abc%", P("%5", 1), P("%0000000000000000000000000000000005d", 1),
     P("%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d", 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18),
     P("%s", "x", "extra", {}), P("%s%d", "a", nil), P("%s", "x", nil),
@@ -455,6 +437,50 @@ function TestRecords.test_putf_checks_the_format_argument()
   local ok, err = pcall(function() b:putf() end)
   lu.assertFalse(ok)
   lu.assertStrContains(tostring(err), "bad argument #1 to 'putf'")
+end
+
+-- A fraction given to an integer conversion is refused on every Lua, as
+-- 5.3's and 5.4's string.format refuse it (5.1's, 5.2's and LuaJIT's
+-- truncate it); the number named is that argument's, the buffer unchanged.
+function TestRecords.test_putf_refuses_fractions_on_every_lua()
+  local b = avxbuf.from("keep")
+  local cases = { P("%d", 1.5), P("%i", -0.5), P("%x", 2.5), P("%X", 1e-3), P("%o", 7.25), P("%c", 65.5),
+                  P("%5d|", 1.5), P("%-3i", 0.5), P("%d", "1.5"), P("%d", 0 / 0), P("%d", math.huge),
+                  P("%d", 2 ^ 63), P("%s %d", "a", 1.5), P("%d %x", 1, 2.5), P("%%%d", 1.5) }
+  for _, c in ipairs(cases) do
+    local what = string.format("putf(%q, %s)", c[1], tostring(c[c.n]))
+    local ok, err = pcall(function() return (b:putf(unpack_(c, 1, c.n))) end)
+    lu.assertFalse(ok, what)
+    lu.assertStrContains(tostring(err),
+                         string.format("bad argument #%d to 'putf' (number has no integer representation)", c.n),
+                         false, what)
+    lu.assertEquals(b:tostring(), "keep", what)
+    if math.type then   -- 5.3 and 5.4: their own string.format says the same
+      lu.assertStrContains(select(2, pcall(string.format, unpack_(c, 1, c.n))),
+                           string.format("bad argument #%d to ", c.n), false, what)
+    end
+  end
+  -- integer values in any form stay accepted
+  h.assert_bytes(b:putf("%d|%x|%c|%d", 3.0, 2 ^ 52, 65.0, "12"):tostring(), "keep3|10000000000000|A|12", "integers")
+end
+
+-- A format string.format refuses names putf and the format argument
+-- (string.format's words without "to 'format'").
+function TestRecords.test_putf_names_itself_for_a_bad_format()
+  local b = avxbuf.from("keep")
+  for _, fmt in ipairs { "%z", "%5", "%y %d", "%10.123d", "abc%", "%#-+ 0#d" } do
+    local ok_ref, want = pcall(string.format, fmt, 1, 1)
+    local ok, err = pcall(function() return (b:putf(fmt, 1, 1)) end)
+    lu.assertEquals(ok, ok_ref, fmt)
+    if not ok then
+      lu.assertStrContains(tostring(err), "records_spec.lua:", false, fmt)
+      lu.assertStrContains(tostring(err), "bad argument #1 to 'putf' (" .. want:gsub(" to 'format'$", "") .. ")",
+                           false, fmt)
+      lu.assertNil(tostring(err):find("to 'format'", 1, true), err)
+    end
+    lu.assertEquals(b:tostring(), ok and "keep" .. want or "keep", fmt)
+    b = avxbuf.from("keep")
+  end
 end
 
 -- ---- reserve, capacity, reset ----------------------------------------------------

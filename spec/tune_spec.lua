@@ -63,15 +63,49 @@ function TestTune.test_tune_reports_and_changes_nothing_itself()
     end
   end
   lu.assertEquals(type(report.seconds), "number")
+  -- every step this machine has is in the report, measured or not, in order
+  local cpu = avxbuf.cpu()
+  local streams = avxbuf.kernel("copy", 2 ^ 20, "streaming") ~= avxbuf.kernel("copy", 2 ^ 20, "vector")
+  local steps = {}
+  if cpu.max_use_avx >= 2 then steps[#steps + 1] = "licence" end
+  if h.X86 and cpu.features.erms then
+    steps[#steps + 1] = "rep_movsb"
+    steps[#steps + 1] = "rep_stosb"
+  end
+  if settings.use_avx == 3 and settings.max_vector_size == 64 then steps[#steps + 1] = "avx3" end
+  if streams then
+    steps[#steps + 1] = "nontemporal"
+    steps[#steps + 1] = "nontemporal_zero"
+  end
+  local names = {}
+  for i, e in ipairs(report) do names[i] = e.name end
+  lu.assertEquals(names, steps)
+  -- what each step may set, and so what the options may name
+  local KNOBS = { licence = { "use_avx", "vector_zeroing" },
+                  rep_movsb = { "rep_movsb_threshold", "rep_movsb_stop_threshold" },
+                  rep_stosb = { "rep_stosb_threshold" }, avx3 = { "avx3_threshold" },
+                  nontemporal = { "nontemporal_threshold" }, nontemporal_zero = {} }
+  local in_options = {}
+  for k in options:gmatch("([%w_]+)=") do in_options[k] = true end
+  local text = tostring(report)
   for _, e in ipairs(report) do
-    lu.assertEquals(type(e.name), "string")
     lu.assertTrue(e.decision == "moved" or e.decision == "kept" or e.decision == "reported", e.decision)
     lu.assertEquals(type(e.why), "string")
+    lu.assertStrContains(text, "  -> " .. e.decision .. ": " .. e.why)
+    lu.assertEquals({ #e.ratio, #e.verdict }, { #e.sizes, #e.sizes }, e.name)
     for i = 1, #e.sizes do
       lu.assertTrue(e.ratio[i] > 0)
       lu.assertTrue(e.verdict[i] == -1 or e.verdict[i] == 0 or e.verdict[i] == 1)
     end
+    -- a step that moved sets its knobs (the options name one at least); one that did not, none
+    local sets = false
+    for _, k in ipairs(KNOBS[e.name]) do
+      sets = sets or in_options[k] == true
+      in_options[k] = nil
+    end
+    lu.assertEquals(sets, e.decision == "moved", e.name .. ": " .. e.why)
   end
+  lu.assertNil(next(in_options), "options name a knob no step moved: " .. options)
   -- the options string is the settings it moved, as AVXBUF_OPTIONS takes them
   for k, v in options:gmatch("([%w_]+)=(%w+)") do
     lu.assertEquals(settings[k], tonumber(v) or v == "true", k)
@@ -86,6 +120,35 @@ function TestTune.test_tune_reports_and_changes_nothing_itself()
     lu.assertEquals(status, 0, out)
     lu.assertStrContains(out, "ok")
   end
+end
+
+-- The report's printed form: a made-up report, so the text is known.
+function TestTune.test_the_report_prints_as_a_table()
+  local _, real = avxbuf.tune(0.001)
+  local made = setmetatable({ budget = 1, seconds = 0.5,
+    { name = "licence", op = "zero, copy", sizes = {}, ratio = {}, verdict = {}, noise = 0, margin = 0,
+      decision = "kept", why = "not measured: no time" },
+    { name = "rep_movsb", op = "copy", sizes = { 2048, 4096, 3 * 2 ^ 20 }, kernels = { "avx2", "rep_movsb" },
+      gbs = { base = { 10, 20, 30 }, candidate = { 5, 25, 30.5 } }, ratio = { 0.5, 1.25, 1.0 },
+      verdict = { -1, 1, 0 }, noise = 0.01, margin = 0.03, decision = "moved", why = "rep movsb faster from 4 KiB" },
+  }, getmetatable(real))
+  lu.assertEquals(tostring(made), table.concat({
+    "# avxbuf.tune(1): 0.50 s; ratio = the candidate's speed / the plan's vector kernel's (median of interleaved "
+      .. "rounds); + faster, - slower beyond the noise, . neither",
+    "",
+    "licence (zero, copy):",
+    "-",
+    "  -> kept: not measured: no time",
+    "",
+    "rep_movsb (copy): rep_movsb against avx2; noise +-1.0%, a difference counts from 3.0%",
+    "        size          avx2     rep_movsb  ratio",
+    "       2 KiB    10.00 GB/s     5.00 GB/s   0.50x -",
+    "       4 KiB    20.00 GB/s    25.00 GB/s   1.25x +",
+    "       3 MiB    30.00 GB/s    30.50 GB/s   1.00x .",
+    "  -> moved: rep movsb faster from 4 KiB",
+  }, "\n"))
+  -- and a real one names each step
+  for _, e in ipairs(real) do lu.assertStrContains(tostring(real), "\n" .. e.name .. " (" .. e.op .. ")") end
 end
 
 function TestTune.test_tune_argument()

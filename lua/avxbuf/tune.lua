@@ -276,13 +276,41 @@ local function licence_step(cfg, seconds, set)
   return entry
 end
 
+-- The report as text (its __tostring): per step what it measured, size by
+-- size, and what it decided.
+local VERDICT = { [1] = "+", [-1] = "-", [0] = "." }
+local function text(report)
+  local lines = { string.format("# avxbuf.tune(%s): %.2f s; ratio = the candidate's speed / the plan's vector "
+                                .. "kernel's (median of interleaved rounds); + faster, - slower beyond the noise, "
+                                .. ". neither", tostring(report.budget), report.seconds) }
+  for _, e in ipairs(report) do
+    if e.name == "licence" then
+      lines[#lines + 1] = string.format("\n%s (%s):\n%s", e.name, e.op, e.licence and tostring(e.licence) or "-")
+    else
+      lines[#lines + 1] = string.format("\n%s (%s): %s against %s; noise +-%.1f%%, a difference counts from %.1f%%",
+                                        e.name, e.op, e.kernels and e.kernels[2] or "-",
+                                        e.kernels and e.kernels[1] or "-", 100 * e.noise, 100 * e.margin)
+    end
+    if #e.sizes > 0 then
+      lines[#lines + 1] = string.format("  %10s  %12s  %12s  %5s", "size", e.kernels[1], e.kernels[2], "ratio")
+    end
+    for i, n in ipairs(e.sizes) do
+      lines[#lines + 1] = string.format("  %10s  %7.2f GB/s  %7.2f GB/s  %5.2fx %s", fmt_size(n), e.gbs.base[i],
+                                        e.gbs.candidate[i], e.ratio[i], VERDICT[e.verdict[i]])
+    end
+    lines[#lines + 1] = string.format("  -> %s: %s", e.decision, e.why)
+  end
+  return table.concat(lines, "\n")
+end
+local REPORT = { __tostring = text }
+
 -- seconds: checked by the C function avxbuf.tune (src/lmeasure.c), which
 -- names the caller's line in its errors.
 return function(seconds)
   local cfg = avxbuf.config()
   local start = os.clock()
   local deadline = start + seconds
-  local set, report = {}, {}
+  local set, report = {}, setmetatable({ budget = seconds }, REPORT)
   if avxbuf.cpu().max_use_avx >= 2 then report[1] = licence_step(cfg, seconds / 4, set) end
   local after = {}   -- the crossovers apply to the settings as the licence step left them
   for k, v in pairs(cfg) do after[k] = v end
