@@ -109,6 +109,27 @@ local function kernel_suite(cfg)
     end
   end
 
+  -- Disjoint ranges in one buffer, dst a few bytes past src modulo a page
+  -- (the 4K-aliasing case the kernels copy descending), and just outside it.
+  function suite.test_page_aliasing_distances()
+    local span = 3 * 4096
+    local big = h.long_pattern(2 * GUARD + 2 * span + 5000, 7)
+    for _, n in ipairs { 513, 1024, 3000, 5000 } do
+      for _, dist in ipairs { 0, 1, 31, 63, 64, 255, 256, 4095 } do
+        local buf = avxbuf.from(big)
+        local si = GUARD + 1 + (n % 64)
+        local di = si + span + dist
+        avxbuf.copy(buf, di, buf, si, n)
+        h.assert_bytes(buf:tostring(), big:sub(1, di - 1) .. big:sub(si, si + n - 1) .. big:sub(di + n),
+                       string.format("%s copy n=%d, dst - src = %d mod 4096", cfg.name, n, dist))
+        buf = avxbuf.from(big)
+        avxbuf.copy(buf, si, buf, di, n)   -- and src past dst by as much
+        h.assert_bytes(buf:tostring(), big:sub(1, si - 1) .. big:sub(di, di + n - 1) .. big:sub(si + n),
+                       string.format("%s copy n=%d, src - dst = %d mod 4096", cfg.name, n, dist))
+      end
+    end
+  end
+
   function suite.test_few_mib()
     local n = 3 * 1024 * 1024 + 17
     local big = h.long_pattern(n + 2 * GUARD + 8192, 3)

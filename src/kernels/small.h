@@ -86,4 +86,14 @@ AVXBUF_INLINE int disjoint(const void *d, const void *s, size_t n)
   return forward_safe(d, s, n) && forward_safe(s, d, n);
 }
 
+/* Disjoint ranges whose dst lies less than 256 bytes past src modulo a page:
+ * an ascending loop's loads then look, to the store-forwarding logic, like
+ * the stores just made (4K aliasing), so glibc copies those descending
+ * (memmove-vec-unaligned-erms.S, more_8x_vec: (dst - src) & (PAGE_SIZE -
+ * 256) == 0); a descending copy is safe for disjoint ranges. */
+AVXBUF_INLINE int aliasing_4k(const void *d, const void *s, size_t n)
+{
+  return (((uintptr_t)d - (uintptr_t)s) & (4096 - 256)) == 0 && disjoint(d, s, n);
+}
+
 #endif

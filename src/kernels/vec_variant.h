@@ -42,10 +42,10 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy)(void *dst, const void *src, si
 #endif
   if (n <= KCLEAN_MAX) { KCOPY_CLEAN(d, s, n); return; }
 #if !KSTREAM && defined(KCOPY_FORWARD_CLEAN)
-  if (n > 8 * VEC_SIZE && forward_safe(d, s, n)) { KCOPY_FORWARD_CLEAN(d, s, n); return; }
+  if (n > 8 * VEC_SIZE && forward_safe(d, s, n) && !aliasing_4k(d, s, n)) { KCOPY_FORWARD_CLEAN(d, s, n); return; }
 #endif
   if (n <= 8 * VEC_SIZE) KFN(_copy_le8v)(d, s, n);
-  else if (!forward_safe(d, s, n)) KFN(_copy_backward)(d, s, n);
+  else if (!forward_safe(d, s, n) || (!KSTREAM && aliasing_4k(d, s, n))) KFN(_copy_backward)(d, s, n);
 #if KSTREAM
   else if (disjoint(d, s, n)) KV(_copy_forward)(d, s, n);
   else KFN(_copy_forward)(d, s, n);   /* overlapping: the temporal loop */
