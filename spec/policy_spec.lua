@@ -147,6 +147,18 @@ function TestPolicy.test_real_processors()
   lu.assertEquals(reached, rules_in_policy_c())
 end
 
+-- HotSpot's VM_Version::avx3_threshold(): 0 on Intel family 6 with SERIALIZE
+-- (leaf 7 EDX bit 14), here on a model the table does not name.
+function TestPolicy.test_serialize_sets_avx3_threshold_0_as_hotspot()
+  local regs = registers("Xeon w7-2475X (Sapphire Rapids)")
+  regs.leaf1_eax = 0x000D0601   -- family 6, model 0xD0: not in the table
+  local with = avxbuf.decide(regs)
+  lu.assertEquals({ with.rule, with.use_avx, with.avx3_threshold }, { "best", 3, 0 })
+  regs.leaf7_edx = h.clear_bit(regs.leaf7_edx, 14)
+  local without = avxbuf.decide(regs)
+  lu.assertEquals({ without.rule, without.use_avx, without.avx3_threshold }, { "best", 3, 4096 })
+end
+
 function TestPolicy.test_every_model_0x55_stepping_avoids_avx512()
   -- HotSpot avoids AVX-512 only below stepping 5; avxbuf on all of them.
   for stepping = 0, 15 do
