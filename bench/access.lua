@@ -261,12 +261,11 @@ compare { title = "gmatch", what = 'for w in gmatch("%a+"): every word of the te
 -- with buf:lines(); buf:lines() alone on the bytes already read; io.lines.
 local temporary = {}   -- files removed at the end of the table
 local function log_text(n)
-  local t, len, x = {}, 0, 1
+  local t, len, r = {}, 0, harness.rng(1)
   local methods = { "GET", "GET", "GET", "POST", "PUT", "DELETE" }
   while len < n do
-    x = (x * 69069 + 1) % 4294967296
-    local line = string.format("%s /static/img/item-%d.html %d %d\n", methods[x % 6 + 1], x % 100000,
-                               200 + x % 4 * 100, x % 250000)
+    local line = string.format("%s /static/img/item-%d.html %d %d\n", methods[r(6) + 1], r(100000),
+                               200 + r(4) * 100, r(250000))
     t[#t + 1], len = line, len + #line
   end
   return table.concat(t):sub(1, n - 1) .. "\n"

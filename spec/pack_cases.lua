@@ -4,22 +4,9 @@
 -- Plain Lua 5.1 syntax.
 local M = {}
 
--- An LCG whose products stay below 2^53, so that doubles (Lua 5.1-5.2,
--- LuaJIT) and 5.4's integers follow the same sequence (with glibc's
--- multiplier, 1103515245, LuaJIT's cases parted from lua5.4's).
-local function rng(seed)
-  local x = seed % 4294967296
-  return function(n)   -- 0 .. n-1
-    x = (x * 69069 + 1) % 4294967296
-    return math.floor(x / 65536) % n
-  end
-end
-
-local function bytes(r, n, no_zero)
-  local t = {}
-  for i = 1, n do t[i] = string.char(no_zero and 1 + r(255) or r(256)) end
-  return table.concat(t)
-end
+-- The suite's one seeded generator (bench/lib/rng.lua).
+local seeded = require "rng"
+local rng, bytes = seeded.new, seeded.bytes
 
 -- An integer that fits `size` bytes (signed or not), within +-2^53 so that
 -- every Lua version holds it exactly.

@@ -6,11 +6,8 @@ local stats = require "avxbuf.stats"
 -- Deterministic normal deviates (an LCG and Box-Muller), independent of the
 -- code under test.
 local function normals(seed)
-  local x = seed
-  local function u()
-    x = (x * 1103515245 + 12345) % 2147483648
-    return (x + 0.5) / 2147483648
-  end
+  local r = require("rng").new(seed)
+  local function u() return (r(2147483648) + 0.5) / 2147483648 end
   return function() return math.sqrt(-2 * math.log(u())) * math.cos(2 * math.pi * u()) end
 end
 

@@ -80,15 +80,8 @@ function M.size_label(n)
   return string.format("%d B", n)
 end
 
--- A small LCG, so that every run and every row sees the same data (exact in
--- doubles: the specs run the workloads on Lua 5.1 and LuaJIT too). rng(n):
--- an integer in [0, n).
-function M.rng(seed)
-  local x = seed
-  return function(n)
-    x = (x * 69069 + 12345) % 4294967296
-    return math.floor(x / 65536) % n
-  end
-end
+-- The one seeded generator (rng.lua), so that every run and every row sees
+-- the same data on every Lua: rng(seed) returns r, r(n) in [0, n).
+M.rng = require("rng").new
 
 return M
