@@ -112,14 +112,27 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill(unsigned char *d, int c, size_
     __asm__ volatile(EVEX_BCAST("ymm16") EVEX_ST("ymm16", "") EVEX_STN("ymm16", "-32")
                      : : [d] "r"(d), [n] "r"(n), [c] "r"(c) : "memory", "xmm16");
 }
+/* Where the aligned loops of n > 8 vectors start, and how long a head is
+ * stored before it: from the next 64-byte boundary after one head vector,
+ * as glibc's loops start, or, when dst is aligned itself, after a head of
+ * four, so that an aligned 2^k bytes store each line once (one head vector
+ * there would leave the loop one iteration that the tail stores again). */
+AVXBUF_INLINE unsigned char *evex_loop_start(unsigned char *d, size_t *misaligned)
+{
+  *misaligned = (uintptr_t)d & 63;
+  return *misaligned ? (unsigned char *)(((uintptr_t)d | 63) + 1) : d + 256;
+}
+#define EVEX_HEAD_REST(a, b, c) "test %[m], %[m]\n\t" "jnz 4f\n\t" \
+  EVEX_ST(a, "64") EVEX_ST(b, "128") EVEX_ST(c, "192") "4:\n\t"
+
 /* n > 8 vectors, dst not inside (src, src + n): vec_variant.h's forward
  * loop (head and tail loaded first, aligned stores of four vectors), in
- * zmm16-27, with a head of four vectors as glibc's memmove takes it, so
- * that an aligned 2^k bytes take one store per line, none twice. */
+ * zmm16-27. */
 AVX512_TARGET AVXBUF_INLINE void avx512_evex_copy_forward(unsigned char *d, const unsigned char *s, size_t n)
 {
   unsigned char *end = d + n, *lim;
-  unsigned char *p = (unsigned char *)(((uintptr_t)d + 256) & ~(uintptr_t)63);
+  size_t m;
+  unsigned char *p = evex_loop_start(d, &m);
   const unsigned char *q = s + (p - d);
   __asm__ volatile(EVEX_LD("zmm16", "", "s") EVEX_LD("zmm25", "64", "s") EVEX_LD("zmm26", "128", "s")
                    EVEX_LD("zmm27", "192", "s")
@@ -140,23 +153,22 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_copy_forward(unsigned char *d, cons
                    "2:\n\t"
                    "vmovdqu64 %%zmm17, -256(%[e])\n\t" "vmovdqu64 %%zmm18, -192(%[e])\n\t"
                    "vmovdqu64 %%zmm19, -128(%[e])\n\t" "vmovdqu64 %%zmm20, -64(%[e])\n\t"
-                   EVEX_ST("zmm16", "") EVEX_ST("zmm25", "64") EVEX_ST("zmm26", "128") EVEX_ST("zmm27", "192")
+                   EVEX_ST("zmm16", "") EVEX_HEAD_REST("zmm25", "zmm26", "zmm27")
                    : [p] "+r"(p), [q] "+r"(q), [lim] "=&r"(lim)
-                   : [d] "r"(d), [s] "r"(s), [n] "r"(n), [e] "r"(end)
+                   : [d] "r"(d), [s] "r"(s), [n] "r"(n), [e] "r"(end), [m] "r"(m)
                    : "memory", "cc", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23",
                      "xmm24", "xmm25", "xmm26", "xmm27");
 }
 
 /* n > 8 vectors: vec_variant.h's fill loop (eight aligned stores an
- * iteration, then at most four, then the tail), in zmm16, after a head of
- * four vectors as glibc's memset stores it, so that an aligned 2^k bytes
- * take one store per line, none twice. */
+ * iteration, then at most four, then the tail), in zmm16. */
 AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill_loop(unsigned char *d, int c, size_t n)
 {
   unsigned char *end = d + n, *lim;
-  unsigned char *p = (unsigned char *)(((uintptr_t)d + 256) & ~(uintptr_t)63);
+  size_t m;
+  unsigned char *p = evex_loop_start(d, &m);
   __asm__ volatile(EVEX_BCAST("zmm16")
-                   EVEX_ST("zmm16", "") EVEX_ST("zmm16", "64") EVEX_ST("zmm16", "128") EVEX_ST("zmm16", "192")
+                   EVEX_ST("zmm16", "") EVEX_HEAD_REST("zmm16", "zmm16", "zmm16")
                    "lea -512(%[e]), %[lim]\n\t"
                    "cmp %[lim], %[p]\n\t"
                    "jae 2f\n"
@@ -178,7 +190,7 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill_loop(unsigned char *d, int c, 
                    "vmovdqu64 %%zmm16, -256(%[e])\n\t" "vmovdqu64 %%zmm16, -192(%[e])\n\t"
                    "vmovdqu64 %%zmm16, -128(%[e])\n\t" "vmovdqu64 %%zmm16, -64(%[e])"
                    : [p] "+r"(p), [lim] "=&r"(lim)
-                   : [d] "r"(d), [e] "r"(end), [c] "r"(c)
+                   : [d] "r"(d), [e] "r"(end), [c] "r"(c), [m] "r"(m)
                    : "memory", "cc", "xmm16");
 }
 #define KCOPY_LE8V_CLEAN avx512_evex_copy
