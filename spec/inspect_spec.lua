@@ -130,6 +130,24 @@ function TestCompare.test_equality_needs_two_buffers()
   lu.assertFalse(b == io.stdout)
 end
 
+-- Lua 5.2 and later ask __lt/__le of a buffer and a string; 5.1 and LuaJIT
+-- compare only two values of one type and raise before any metamethod
+-- (README says so: compare() works everywhere).
+function TestCompare.test_order_between_a_buffer_and_a_string()
+  local b = avxbuf.from("abc")
+  local mixed = _VERSION ~= "Lua 5.1"   -- LuaJIT reports 5.1 too
+  local ok, lt = pcall(function() return b < "abd" end)
+  lu.assertEquals(ok, mixed, lt)
+  if mixed then
+    lu.assertTrue(lt)
+    lu.assertFalse("abd" <= b)
+    lu.assertTrue(b <= "abc")
+  else
+    lu.assertStrContains(lt, "attempt to compare")
+  end
+  lu.assertEquals(avxbuf.compare(b, "abd"), -1)
+end
+
 function TestCompare.test_tostring_and_concat_give_strings()
   local b = avxbuf.from("abc")
   lu.assertEquals(tostring(b), "abc")
