@@ -235,7 +235,7 @@ end
 local N_CASES = 200
 local function from_lua54(each)
   h.needs_children()
-  local out, status = h.run_child({ LUA_PATH = "spec/?.lua;;" }, string.format([[
+  local out, status = h.run_child({ LUA_PATH = "spec/?.lua;bench/lib/?.lua;;" }, string.format([[
     local cases = require "pack_cases"
     local function read(fmt, data, i)
       local r = { pcall(string.unpack, fmt, data, i) }

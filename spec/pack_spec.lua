@@ -30,7 +30,7 @@ local function oracle_all()
     return t
   end
   h.needs_children()
-  local out, status = h.run_child({ LUA_PATH = "spec/?.lua;;" }, string.format([[
+  local out, status = h.run_child({ LUA_PATH = "spec/?.lua;bench/lib/?.lua;;" }, string.format([[
     local cases = require "pack_cases"
     for k = 1, %d do
       local c = cases.case(k)
@@ -178,7 +178,7 @@ function TestPack.test_every_integer_size_at_both_ends()
     for _, c in ipairs(list) do
       code[#code + 1] = string.format("print(cases.hex(string.pack(%q, %.0f)))", c[1], c[2])
     end
-    local out, status = h.run_child({ LUA_PATH = "spec/?.lua;;" }, table.concat(code, "\n"), "lua5.4")
+    local out, status = h.run_child({ LUA_PATH = "spec/?.lua;bench/lib/?.lua;;" }, table.concat(code, "\n"), "lua5.4")
     lu.assertEquals(status, 0, out)
     for hex in out:gmatch("(%x+)\n") do want[#want + 1] = hex end
   end
