@@ -289,7 +289,7 @@ TORTURE = $(SANITIZE) -DAVXBUF_GC_TORTURE
 # Two lanes at once: the pattern specs (most of the time: every capture a
 # string pushed, every push a full collection), and the rest, then LuaJIT.
 TORTURE_SPECS = TestCollectorInCalls TestBuffer TestCApi TestBadInput TestGrowth TestForgery TestMemory \
-	TestFind TestRfind TestCompare TestHex TestIO TestPack TestRecords TestSplit
+	TestFind TestRfind TestCompare TestHex TestIO TestPack TestRecords TestSplit TestStream
 TORTURE_PATTERN_SPECS = TestMatch TestGmatch
 test-gc: deps-hardening
 	@tools/deps.sh build luajit

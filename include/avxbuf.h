@@ -52,8 +52,10 @@ struct avxbuf_api {
   int version;          /* the AVXBUF_API_VERSION avxbuf was built with */
   size_t size;          /* its sizeof(avxbuf_api) */
 
-  /* The data (64-byte aligned) and length of the buffer at idx, or NULL if
-   * the value there is not an avxbuf buffer (len is then untouched). */
+  /* The data and length of the buffer at idx: its unread bytes (64-byte
+   * aligned unless bytes were consumed from the front since the buffer last
+   * grew, compacted or was reset: docs/streams.md), or NULL if the value
+   * there is not an avxbuf buffer (len is then untouched). */
   unsigned char *(*tobuffer)(lua_State *L, int idx, size_t *len);
   /* The same, or the error "bad argument #arg (avxbuf.buffer expected,
    * got ...)". */

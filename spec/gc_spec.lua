@@ -163,6 +163,63 @@ function TestCollectorInCalls.test_results_made_while_a_finalizer_frees()
   end)
 end
 
+-- Consuming from the front (get, the stream form of unpack) while a
+-- finalizer frees, shrinks, grows or replaces the buffer: the result is
+-- bytes of one moment, and what is left is what running the two one after
+-- the other gives: the finalizer before the read, between the read and the
+-- consumption (which then takes what there is, up to what was read), or
+-- after both.
+function TestCollectorInCalls.test_consuming_while_a_finalizer_changes_the_buffer()
+  local data, other = h.pattern(20000, 6), h.pattern(20100, 8)
+  local actions = {   -- each on the buffer, and on a string
+    free = { function(b) b:free() end, function() return "" end },
+    shrink = { function(b) b:resize(10) end, function(x) return (x .. ("\0"):rep(10)):sub(1, 10) end },
+    grow = { function(b) b:put(data) end, function(x) return x .. data end },
+    replace = { function(b) b:free(); b:put(other) end, function() return other end },
+  }
+  local cases = {   -- the operation, and its result and bytes consumed on a string
+    get = { function(b) return b:get(5000) end, function(x) local r = x:sub(1, 5000) return r, #r end },
+    get_all = { function(b) return b:get() end, function(x) return x, #x end },
+    unpack = { function(b) return (b:unpack("c4000")) end,
+               function(x) if #x < 4000 then return nil, 0 end return x:sub(1, 4000), 4000 end },
+    unpack_mixed = { function(b) local n, s = b:unpack("<I2 s2") return n and n .. "," .. s end,
+                     function(x)
+                       if #x < 4 then return nil, 0 end
+                       local n, len = x:byte(1) + 256 * x:byte(2), x:byte(3) + 256 * x:byte(4)
+                       if #x < 4 + len then return nil, 0 end
+                       return n .. "," .. x:sub(5, 4 + len), 4 + len
+                     end },
+  }
+  each_mode(function()
+    for name, case in pairs(cases) do
+      for action_name, action in pairs(actions) do
+        for delay = 0, DELAYS do
+          local b = avxbuf.from(data)
+          local fin = arm(function() action[1](b) end, delay)
+          local ok, got = pcall(case[1], b)
+          fin.live = false
+          lu.assertTrue(ok, name .. ": " .. tostring(got))
+          local rest = b:tostring()
+          local read, took = case[2](data)
+          local changed = action[2](data)
+          local outcomes = { { read, data:sub(took + 1) } }
+          if fin.ran then
+            local r2, t2 = case[2](changed)
+            outcomes[2] = { r2, changed:sub(t2 + 1) }                       -- before the read
+            outcomes[3] = { read, changed:sub(math.min(took, #changed) + 1) } -- before the consumption
+            outcomes[4] = { read, action[2](data:sub(took + 1)) }           -- after both
+          end
+          local found = false
+          for _, o in ipairs(outcomes) do found = found or (got == o[1] and rest == o[2]) end
+          lu.assertTrue(found, string.format("%s after %s at delay %d: %s bytes read, %d left", name, action_name,
+                                             delay, got and #got or "no", #rest))
+          settle()
+        end
+      end
+    end
+  end)
+end
+
 -- The FFI path (LuaJIT) checked lengths, made cdata, then used the data
 -- pointer: a finalizer run by that cdata freed the buffer under it. The C
 -- functions are checked the same way.

@@ -11,6 +11,24 @@ end
 
 TestGrowth = {}
 
+-- 2^62 is a size too large on every Lua (5.1, 5.2 and LuaJIT convert
+-- exactly only to 2^53, and said "number has no integer representation").
+function TestGrowth.test_sizes_past_2_53_are_too_large_everywhere()
+  local b = avxbuf.from("keep")
+  local cases = {
+    { function() avxbuf.new(2 ^ 62) end, "bad argument #1 to 'new' (size too large)" },
+    { function() b:resize(2 ^ 62) end, "bad argument #1 to 'resize' (size too large)" },
+    { function() b:resize(2 ^ 54) end, "bad argument #1 to 'resize' (size too large)" },
+    { function() b:reserve(2 ^ 62) end, "bad argument #1 to 'reserve' (the buffer would exceed" },
+  }
+  for _, case in ipairs(cases) do
+    local ok, err = pcall(case[1])
+    lu.assertFalse(ok)
+    lu.assertStrContains(tostring(err), case[2])
+  end
+  lu.assertEquals(b:tostring(), "keep")
+end
+
 function TestGrowth.test_new_defaults_to_empty()
   lu.assertEquals(#avxbuf.new(), 0)
   lu.assertEquals(#avxbuf.new(nil), 0)

@@ -56,6 +56,19 @@ int avxbuf_checkbyte(lua_State *L, int arg)
   return (int)c;
 }
 
+lua_Integer avxbuf_checkwhole(lua_State *L, int arg)
+{
+#if LUA_VERSION_NUM < 503
+  if (lua_type(L, arg) == LUA_TNUMBER) {
+    /* 2^(bits - 1): lua_Integer's range is [-lim, lim) */
+    const lua_Number lim = (lua_Number)((lua_Integer)1 << (sizeof(lua_Integer) * 8 - 2)) * 2;
+    lua_Number x = lua_tonumber(L, arg);
+    if (x >= -lim && x < lim && x == (lua_Number)(lua_Integer)x) return (lua_Integer)x;   /* (in range: the cast is defined) */
+  }
+#endif
+  return checkint(L, arg);
+}
+
 size_t avxbuf_checksize(lua_State *L, int arg, lua_Integer n)
 {
   luaL_argcheck(L, n >= 0, arg, "size must not be negative");

@@ -42,6 +42,12 @@ static inline lua_Integer optint(lua_State *L, int arg, lua_Integer dflt)
   return lua_isnoneornil(L, arg) ? dflt : luaL_checkinteger(L, arg);
 }
 
+/* checkint for a size or count: a whole number beyond the Lua's own exact
+ * integers (2^53 on 5.1, 5.2 and LuaJIT) but within lua_Integer is taken
+ * as that integer, so that new, resize and reserve of 2^62 say what 5.4
+ * says ("size too large"), not "number has no integer representation". */
+lua_Integer avxbuf_checkwhole(lua_State *L, int arg);
+
 static inline buffer *checkbuffer(lua_State *L, int arg)
 {
   buffer *b = testbuffer(L, arg);

@@ -96,8 +96,25 @@ static void release(lua_State *L, buffer *b)
 int avxbuf_grow(lmodule *m, lua_Alloc alloc, void *ud, buffer *b, size_t need, size_t keep)
 {
   if (need <= b->cap) return 1;
-  size_t cap = b->cap == 0 ? need : b->cap > MAX_LENGTH / 2 ? MAX_LENGTH : 2 * b->cap;
-  if (cap > GROWTH_SOFT_LIMIT && b->cap < GROWTH_SOFT_LIMIT && need <= GROWTH_SOFT_LIMIT)
+  size_t used = buffer_consumed(b), room = b->cap + used;   /* room: from the block's aligned start */
+  /* Bytes consumed from the front make room by compaction, unless it
+   * would leave less than an eighth of the room free (string.buffer's
+   * rule, buf_more2 in lj_buf.c): then the block grows. So at least
+   * room / 8 bytes are appended between two compactions, each of which
+   * moves at most room bytes: at most 8 bytes moved per byte appended,
+   * and consuming from the front stays O(1) amortised. */
+  if (used > 0 && need <= room && room - need >= room / 8) {
+    unsigned char *base = b->data - used;
+    memmove(base, b->data, keep);
+    b->data = base;
+    b->cap = room;
+    b->gen++;
+    m->compactions++;
+    m->compacted += keep;
+    return 1;
+  }
+  size_t cap = room == 0 ? need : room > MAX_LENGTH / 2 ? MAX_LENGTH : 2 * room;
+  if (cap > GROWTH_SOFT_LIMIT && room < GROWTH_SOFT_LIMIT && need <= GROWTH_SOFT_LIMIT)
     cap = GROWTH_SOFT_LIMIT;
   if (cap < need) cap = need;
   cap = (cap + BUFFER_ALIGN - 1) & ~(size_t)(BUFFER_ALIGN - 1);
@@ -105,14 +122,19 @@ int avxbuf_grow(lmodule *m, lua_Alloc alloc, void *ud, buffer *b, size_t need, s
   /* Grown where it is when the allocator can (glibc remaps a large block
    * rather than copy it to fresh pages: a new block and a copy per doubling
    * were half the time of building frames in bench/programs.lua); the bytes
-   * kept move only when the block's alignment slack changed. On failure
-   * the old block stays (lua_Alloc's contract). */
+   * kept move only when the block's alignment slack changed or bytes were
+   * consumed (they go to the new block's aligned start). On failure the
+   * old block stays (lua_Alloc's contract). */
   size_t offset = b->block ? (size_t)(b->data - (unsigned char *)b->block) : 0;
   void *block = alloc(ud, b->block, b->block ? b->block_size : 0, size);
   if (block == NULL) return 0;
   uintptr_t start = (uintptr_t)block;
   unsigned char *data = (unsigned char *)((start + BUFFER_ALIGN - 1) & ~(uintptr_t)(BUFFER_ALIGN - 1));
   if ((uintptr_t)data != start + offset) memmove(data, (void *)(start + offset), keep);
+  if (used > 0) {
+    m->compactions++;
+    m->compacted += keep;
+  }
   size_t added = size - (b->block ? b->block_size : 0);
   b->block = block;
   b->block_size = size;
@@ -213,7 +235,7 @@ static int l_new(lua_State *L)
 {
   lmodule *m = MODULE(L);
   avxbuf_pace(L, m);
-  size_t n = avxbuf_checksize(L, 1, optint(L, 1, 0));
+  size_t n = avxbuf_checksize(L, 1, lua_isnoneornil(L, 1) ? 0 : avxbuf_checkwhole(L, 1));
   int c = lua_isnoneornil(L, 2) ? 0 : avxbuf_checkbyte(L, 2);
   buffer *b = avxbuf_pushbuffer(L, m, METATABLE, n);
   if (c) fill_bytes(m, b->data, c, n);
@@ -247,7 +269,7 @@ static int l_resize(lua_State *L)
   buffer *b = checkbuffer(L, 1);
   lmodule *m = buffer_module(L, b);
   avxbuf_pace(L, m);
-  avxbuf_resize(L, m, b, avxbuf_checksize(L, 2, checkint(L, 2)), 2);
+  avxbuf_resize(L, m, b, avxbuf_checksize(L, 2, avxbuf_checkwhole(L, 2)), 2);
   lua_settop(L, 1);
   return 1;
 }
@@ -258,7 +280,7 @@ static int l_reserve(lua_State *L)
   buffer *b = checkbuffer(L, 1);
   lmodule *m = buffer_module(L, b);
   avxbuf_pace(L, m);
-  lua_Integer n = checkint(L, 2);
+  lua_Integer n = avxbuf_checkwhole(L, 2);
   luaL_argcheck(L, n >= 0, 2, "count must not be negative");
   if ((unsigned long long)n > MAX_LENGTH - b->len)
     return luaL_argerror(L, 2, avxbuf_pushf(L, "the buffer would exceed %llu bytes", (unsigned long long)MAX_LENGTH));
@@ -274,10 +296,15 @@ static int l_capacity(lua_State *L)
   return 1;
 }
 
-/* buf:reset() -> buf: empty, the memory kept for what comes next */
+/* buf:reset() -> buf: empty, the memory kept for what comes next (all of
+ * it: the data starts at the block's aligned start again) */
 static int l_reset(lua_State *L)
 {
-  buffer_setlen(checkbuffer(L, 1), 0);
+  buffer *b = checkbuffer(L, 1);
+  size_t used = buffer_consumed(b);
+  b->data -= used;
+  b->cap += used;
+  buffer_setlen(b, 0);
   lua_settop(L, 1);
   return 1;
 }
@@ -397,6 +424,65 @@ static int l_byte(lua_State *L)
   return (int)n;
 }
 
+/* ---- consuming from the front (docs/streams.md) --------------------------- */
+
+/* Argument arg as a count of bytes to consume (absent: dflt), at least 0;
+ * the caller takes at most what there is. */
+static lua_Integer checktake(lua_State *L, int arg, lua_Integer dflt)
+{
+  lua_Integer n = lua_isnoneornil(L, arg) && dflt >= 0 ? dflt : avxbuf_checkwhole(L, arg);
+  luaL_argcheck(L, n >= 0, arg, "count must not be negative");
+  return n;
+}
+
+/* At most n of the bytes b has now. */
+static size_t upto(const buffer *b, lua_Integer n)
+{
+  return (unsigned long long)n < b->len ? (size_t)n : b->len;
+}
+
+/* buf:skip(n) -> buf: the first n bytes (all, when there are fewer) are
+ * consumed; no byte moves. */
+static int l_skip(lua_State *L)
+{
+  buffer *b = checkbuffer(L, 1);
+  buffer_consume(b, upto(b, checktake(L, 2, -1)));
+  lua_settop(L, 1);
+  return 1;
+}
+
+static size_t front_range(lua_State *L, buffer *b, void *ctx, size_t *off)
+{
+  (void)L;
+  *off = 0;
+  return upto(b, *(const lua_Integer *)ctx);
+}
+
+/* buf:get([n]) -> the first n bytes (all by default, or when there are
+ * fewer) as a string, consumed. The string is bytes of one moment; the
+ * bytes consumed are that many of the buffer as it is once the string
+ * exists (a finalizer run while it was made may have changed it): as if
+ * tostring(1, n) and skip(#s) had run one after the other. */
+static int l_get(lua_State *L)
+{
+  buffer *b = checkbuffer(L, 1);
+  lua_Integer n = checktake(L, 2, (lua_Integer)MAX_LENGTH);
+  lua_settop(L, 2);
+  avxbuf_pushrange(L, b, front_range, &n);
+  buffer_consume(b, upto(b, (lua_Integer)lua_rawlen(L, -1)));
+  return 1;
+}
+
+/* avxbuf.compactions() -> times, bytes: how often this Lua state's buffers
+ * moved unread bytes to their block's start, and how many bytes, so far
+ * (spec/stream_spec.lua checks that consuming costs O(1) amortised). */
+static int l_compactions(lua_State *L)
+{
+  lmodule *m = MODULE(L);
+  lua_pushinteger(L, (lua_Integer)m->compactions);
+  lua_pushinteger(L, (lua_Integer)m->compacted);
+  return 2;
+}
 
 /* ---- copy, zero, fill: never grow ------------------------------------------- */
 
@@ -524,6 +610,7 @@ static int l_fill(lua_State *L)
 const luaL_Reg avxbuf_buffer_funcs[] = {
   { "new", l_new }, { "from", l_from },
   { "copy", l_copy }, { "zero", l_zero }, { "fill", l_fill },
+  { "compactions", l_compactions },
   { NULL, NULL }
 };
 
@@ -531,6 +618,7 @@ const luaL_Reg avxbuf_buffer_methods[] = {
   { "tostring", l_tostring }, { "byte", l_byte },
   { "resize", l_resize }, { "put", l_put }, { "free", l_free },
   { "reserve", l_reserve }, { "capacity", l_capacity }, { "reset", l_reset },
+  { "skip", l_skip }, { "get", l_get },
   { NULL, NULL }
 };
 

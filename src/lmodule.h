@@ -36,6 +36,8 @@ typedef struct lmodule {
   void *alloc_ud;       /* growth where there is no state (the FFI path) */
   size_t refs;
   avxbuf_pk_cache packs; /* formats of pack and unpack, compiled */
+  size_t compactions;   /* unread bytes moved to a block's base: times, and */
+  size_t compacted;     /* bytes (avxbuf.compactions(), for the specs) */
 } lmodule;
 
 typedef struct anchor {
@@ -70,11 +72,18 @@ void avxbuf_module_unref(lua_State *L, lmodule *m);
  * pointer or length read before such a call is used after it: read them
  * again (the userdata itself stays put while it is on the stack). `gen`
  * tells the FFI path, which cannot avoid allocating between its checks and
- * its moves when interpreted, that this happened. */
+ * its moves when interpreted, that this happened.
+ *
+ * A stream consumes from the front (skip, get, unpack without an index:
+ * docs/streams.md) by moving data forward: data, len and cap always mean
+ * the first unread byte, the unread bytes and the room from data, so
+ * every index-based method sees the unread bytes as 1..#buf. The bytes
+ * consumed lie between the block's aligned start and data
+ * (buffer_consumed); only growth, reset and release look at them. */
 typedef struct buffer {
   uintptr_t cookie;      /* its own address plus &avxbuf_cookie_key */
   size_t len;
-  unsigned char *data;   /* 64-byte aligned, never NULL */
+  unsigned char *data;   /* never NULL; 64-byte aligned until bytes are consumed */
   size_t cap;            /* bytes usable at data */
   uint32_t gen;          /* changes whenever data, cap or len do */
   void *block;           /* what the allocator returned (NULL: nothing) */
@@ -108,6 +117,25 @@ static inline buffer *testbuffer(lua_State *L, int idx)
 static inline lmodule *buffer_module(lua_State *L, const buffer *b)
 {
   return b->module ? b->module : avxbuf_module(L);
+}
+
+/* The bytes consumed from the front since the data last started at the
+ * block's aligned start: data is that start plus them (derived, not
+ * stored, so that nothing else has to keep it in step). */
+static inline size_t buffer_consumed(const buffer *b)
+{
+  if (b->block == NULL) return 0;
+  uintptr_t base = ((uintptr_t)b->block + BUFFER_ALIGN - 1) & ~(uintptr_t)(BUFFER_ALIGN - 1);
+  return (size_t)((uintptr_t)b->data - base);
+}
+
+/* Consumes n <= len bytes from the front: data moves on, nothing moves. */
+static inline void buffer_consume(buffer *b, size_t n)
+{
+  b->data += n;
+  b->cap -= n;
+  b->len -= n;
+  b->gen++;
 }
 
 static inline void buffer_setlen(buffer *b, size_t n)

@@ -1,4 +1,4 @@
-/* Typed access: buf:pack([i,] fmt, v...) and buf:unpack(i, fmt), with the
+/* Typed access: buf:pack([i,] fmt, v...) and buf:unpack([i,] fmt), with the
  * format language of string.pack (src/packfmt.c) and its results byte for
  * byte and value for value, on every Lua version (5.1, 5.2 and LuaJIT have
  * no string.pack). A pack is checked whole, values and room, before it
@@ -336,11 +336,11 @@ static void get_float(void *dst, const unsigned char *p, size_t size, int little
   }
 }
 
-static void too_short(lua_State *L, size_t need, size_t pos, size_t len)
+static void too_short(lua_State *L, int arg, size_t need, size_t pos, size_t len)
 {
-  luaL_argerror(L, 2, avxbuf_pushf(L, "data too short: %llu bytes needed at index %llu of a %llu-byte buffer",
-                                   (unsigned long long)need, (unsigned long long)pos + 1,
-                                   (unsigned long long)len));
+  luaL_argerror(L, arg, avxbuf_pushf(L, "data too short: %llu bytes needed at index %llu of a %llu-byte buffer",
+                                     (unsigned long long)need, (unsigned long long)pos + 1,
+                                     (unsigned long long)len));
 }
 
 /* Bytes of the buffer as a pass reads them: offset x (from the buffer's
@@ -351,24 +351,53 @@ typedef struct view {
   size_t len;   /* the buffer's length, for messages */
 } view;
 
+/* How a pass reads the format: its argument, and where short data goes. */
+typedef struct unpacking {
+  const char *fmt;
+  size_t fmtlen;
+  int fmt_arg;
+  int data_arg;    /* what "data too short" names */
+  size_t *needed;  /* NULL: short data raises; else it gets the bytes missing */
+} unpacking;
+
+/* What a pass returns for data that is only short (with needed). */
+#define SHORT ((size_t)-2)
+
+/* Short data at offset pos (the data ends at v->end), with `least` more
+ * bytes the option there needs at the least: the caller's error, or (with
+ * u->needed) the pass goes on counting what the rest of the format needs
+ * at the least, unless that is more than any buffer holds (then no more
+ * data can complete it, and it raises all the same). */
+static size_t shortfall(lua_State *L, const unpacking *u, const view *v, size_t pos, size_t least)
+{
+  if (u->needed == NULL || least > MAX_LENGTH - pos)
+    too_short(L, u->data_arg, least > SIZE_MAX - pos ? SIZE_MAX : least, pos, v->len);
+  return pos + least;
+}
+
 /* One pass of unpack over the format from offset pos of v: with push, the
- * values are pushed; without, only checked, and *strings says whether any
- * option reads a string. Returns the offset after the last byte read, or
+ * values are pushed; without, only checked; *after_string is set when a
+ * value follows a string value. Returns the offset after the last byte read, or
  * RESTART where it needs bytes past v's end that the buffer has (v is a
  * window, or a snapshot whose bytes a finalizer changed in place while it
- * was made); short data past the buffer's end is the caller's error. */
-static size_t unpack_pass(lua_State *L, lmodule *m, const view *v, size_t pos, const char *fmt, size_t fmtlen,
-                          int push, int *nres, int *strings)
+ * was made), or SHORT (with u->needed: the data ends too soon). Short
+ * data past the buffer's end is otherwise the caller's error. */
+static size_t unpack_pass(lua_State *L, lmodule *m, const view *v, size_t pos, const unpacking *u,
+                          int push, int *nres, int *after_string)
 {
   reader r;
-  for (const avxbuf_pk_chunk *c = first_ops(m, &r, fmt, fmtlen); c != NULL; c = next_ops(L, &r, 3)) {
-    if (push) luaL_checkstack(L, c->n + 1, "too many results");   /* and the index */
+  int is_short = 0, had_string = 0;   /* from here on, only count what each option needs at the least */
+  for (const avxbuf_pk_chunk *c = first_ops(m, &r, u->fmt, u->fmtlen); c != NULL; c = next_ops(L, &r, u->fmt_arg)) {
+    if (push && !is_short) luaL_checkstack(L, c->n + 1, "too many results");   /* and the index */
     for (int j = 0; j < c->n; j++) {
       const avxbuf_pk_op *op = &c->op[j];
       size_t pad = AVXBUF_PK_PADDING(op, pos);
-      if (pos > v->end || pad + op->size > v->end - pos) {
-        if (v->end < v->len) return RESTART;
-        too_short(L, pad + op->size, pos, v->len);
+      size_t least = pad + (op->kind == PK_ZSTR ? 1 : op->size);   /* z: its zero */
+      if (is_short || pos > v->end || pad + op->size > v->end - pos) {
+        if (!is_short && v->end < v->len) return RESTART;
+        pos = shortfall(L, u, v, pos, least);
+        is_short = 1;
+        continue;
       }
       pos += pad;
       const unsigned char *p = v->p + (pos - v->base);
@@ -376,8 +405,8 @@ static size_t unpack_pass(lua_State *L, lmodule *m, const view *v, size_t pos, c
       switch (op->kind) {
       case PK_INT: case PK_UINT:
         /* (checked without pushing only where get_int can raise) */
-        if (push) lua_pushinteger(L, get_int(L, p, op->little, op->size, op->kind == PK_INT, 3));
-        else if (op->size > SZINT) get_int(L, p, op->little, op->size, op->kind == PK_INT, 3);
+        if (push) lua_pushinteger(L, get_int(L, p, op->little, op->size, op->kind == PK_INT, u->fmt_arg));
+        else if (op->size > SZINT) get_int(L, p, op->little, op->size, op->kind == PK_INT, u->fmt_arg);
         break;
       case PK_FLOAT: case PK_DOUBLE: case PK_NUMBER:
         if (push) {
@@ -394,10 +423,13 @@ static size_t unpack_pass(lua_State *L, lmodule *m, const view *v, size_t pos, c
         slen = op->size;
         break;
       case PK_STRING: {
-        unsigned long long prefix = (unsigned long long)get_int(L, p, op->little, op->size, 0, 3);
+        unsigned long long prefix = (unsigned long long)get_int(L, p, op->little, op->size, 0, u->fmt_arg);
         if (prefix > v->end - pos - op->size) {   /* before the cast: size_t may be 32 bits */
           if (v->end < v->len) return RESTART;
-          too_short(L, prefix > SIZE_MAX - op->size ? SIZE_MAX : op->size + (size_t)prefix, pos, v->len);
+          size_t most = SIZE_MAX - op->size;
+          pos = shortfall(L, u, v, pos, prefix > most ? SIZE_MAX : op->size + (size_t)prefix);
+          is_short = 1;
+          continue;
         }
         slen = (size_t)prefix;
         p += op->size;
@@ -407,7 +439,10 @@ static size_t unpack_pass(lua_State *L, lmodule *m, const view *v, size_t pos, c
         const unsigned char *z = memchr(p, 0, v->end - pos);
         if (z == NULL) {
           if (v->end < v->len) return RESTART;
-          luaL_argerror(L, 3, "unfinished string for format 'z'");
+          if (u->needed == NULL) luaL_argerror(L, u->fmt_arg, "unfinished string for format 'z'");
+          pos = shortfall(L, u, v, pos, v->end - pos + 1);
+          is_short = 1;
+          continue;
         }
         slen = (size_t)(z - p);
         skip = slen + 1;
@@ -418,14 +453,19 @@ static size_t unpack_pass(lua_State *L, lmodule *m, const view *v, size_t pos, c
         continue;
       }
       (*nres)++;
+      if (had_string) *after_string = 1;
       if (op->kind == PK_CHAR || op->kind == PK_STRING || op->kind == PK_ZSTR) {
-        *strings = 1;
+        had_string = 1;
         if (push) lua_pushlstring(L, (const char *)p, slen);
         if (op->kind == PK_STRING) pos += slen;
         pos += skip;
       }
       pos += op->size;
     }
+  }
+  if (is_short) {
+    *u->needed = pos - v->len;
+    return SHORT;
   }
   return pos;
 }
@@ -435,24 +475,41 @@ static size_t unpack_pass(lua_State *L, lmodule *m, const view *v, size_t pos, c
 #define WINDOW 128
 #define SNAPSHOT_STACK 512
 
-/* buf:unpack(i, fmt) -> values..., the index after the last byte read. i
- * as string.unpack's init: negative counts from the end. Every value comes
- * from the bytes of one moment, as buf:match's: a string result can run a
- * finalizer that changes the buffer, so values are read from a copy taken
- * before anything is made. First, of the next WINDOW bytes; a format that
- * reads past them is checked on the buffer itself by a pass that makes
- * nothing, and read from a copy of the bytes that pass found it reads. */
+/* The 0-based start of an unpack: the first unread byte for the stream
+ * form, else argument 2 as string.unpack's init (negative counts from the
+ * end). */
+static size_t unpack_start(lua_State *L, const buffer *b, int stream, lua_Integer i)
+{
+  if (stream) return 0;
+  size_t start = avxbuf_sub_start(i, b->len) - 1;
+  luaL_argcheck(L, start <= b->len, 2, "initial position out of the buffer");
+  return start;
+}
+
+/* buf:unpack(i, fmt) -> values..., the index after the last byte read; as
+ * string.unpack, short data raises. buf:unpack(fmt) (no third argument:
+ * a string index stays an index) -> values..., read
+ * from the front and consumed (the stream form: docs/streams.md); short
+ * data gives nil, "short", the bytes missing at the least, and consumes
+ * nothing. Every value comes from the bytes of one moment, as buf:match's:
+ * a string result can run a finalizer that changes the buffer, so values
+ * are read from a copy taken before anything is made. First, of the next
+ * WINDOW bytes; a format that reads past them is checked on the buffer
+ * itself by a pass that makes nothing, and read from a copy of the bytes
+ * that pass found it reads. */
 static int l_unpack(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
   lmodule *m = buffer_module(L, b);
-  lua_Integer i = checkint(L, 2);
-  size_t fmtlen;
-  const char *fmt = luaL_checklstring(L, 3, &fmtlen);
-  int top = lua_gettop(L), n = 0, strings = 0;
+  int stream = lua_type(L, 2) == LUA_TSTRING && lua_isnone(L, 3);   /* buf:unpack(fmt) */
+  lua_Integer i = stream ? 1 : checkint(L, 2);
+  size_t needed = 0;
+  unpacking u = { NULL, 0, 3 - stream, 2, stream ? &needed : NULL };
+  u.fmt = luaL_checklstring(L, u.fmt_arg, &u.fmtlen);
+  if (stream) u.data_arg = u.fmt_arg;   /* no index to blame */
+  int top = lua_gettop(L), n = 0, after_string = 0;
   unsigned char stack[SNAPSHOT_STACK];
-  size_t start = avxbuf_sub_start(i, b->len) - 1;
-  luaL_argcheck(L, start <= b->len, 2, "initial position out of the buffer");
+  size_t start = unpack_start(L, b, stream, i);
   size_t w = b->len - start < WINDOW ? b->len - start : WINDOW;
   /* A constant size where the memory allows (the bytes past the length
    * are the buffer's too, and never read): a few vector moves, where GCC
@@ -461,15 +518,26 @@ static int l_unpack(lua_State *L)
   if (b->cap - start >= WINDOW) memcpy(stack, b->data + start, WINDOW);
   else memcpy(stack, b->data + start, w);
   view v = { stack, start, start + w, b->len };
-  size_t end = unpack_pass(L, m, &v, start, fmt, fmtlen, 1, &n, &strings);
+  size_t end = unpack_pass(L, m, &v, start, &u, 1, &n, &after_string);
   unsigned char *scratch = NULL;   /* a userdata at top + 1, once one is needed */
   size_t cap = 0;
   while (end == RESTART) {
     lua_settop(L, top + (scratch != NULL));
-    start = avxbuf_sub_start(i, b->len) - 1;
-    luaL_argcheck(L, start <= b->len, 2, "initial position out of the buffer");
+    start = unpack_start(L, b, stream, i);
     view live = { b->data, 0, b->len, b->len };
-    end = unpack_pass(L, m, &live, start, fmt, fmtlen, 0, &n, &strings);
+    end = unpack_pass(L, m, &live, start, &u, 0, &n, &after_string);
+    if (end == SHORT) break;
+#if LUA_VERSION_NUM >= 504
+    /* 5.4's lua_pushlstring copies before it may collect, and a number
+     * makes nothing: with no value after a string, every value is read
+     * from the buffer before a finalizer can change it, with no copy (a
+     * frame of s4 or c1000, the common long record). */
+    if (!after_string) {
+      n = 0;
+      end = unpack_pass(L, m, &live, start, &u, 1, &n, &after_string);
+      break;
+    }
+#endif
     size_t need = end - start;
     unsigned char *copy = need <= sizeof stack ? stack : scratch;
     if (need > sizeof stack && need > cap) {
@@ -488,10 +556,23 @@ static int l_unpack(lua_State *L)
     memcpy(copy, b->data + start, need);
     view snap = { copy, start, end, b->len };
     n = 0;
-    if (unpack_pass(L, m, &snap, start, fmt, fmtlen, 1, &n, &strings) != end) end = RESTART;
+    if (unpack_pass(L, m, &snap, start, &u, 1, &n, &after_string) != end) end = RESTART;
+  }
+  if (scratch) lua_remove(L, top + 1);
+  if (end == SHORT) {
+    lua_settop(L, top);
+    lua_pushnil(L);
+    lua_pushliteral(L, "short");
+    lua_pushinteger(L, (lua_Integer)needed);
+    return 3;
+  }
+  if (stream) {
+    /* On the buffer as it is once the values exist (a finalizer may have
+     * changed it): as if unpack(1, fmt) and skip had run one after the other. */
+    buffer_consume(b, end < b->len ? end : b->len);
+    return n;
   }
   lua_pushinteger(L, (lua_Integer)end + 1);
-  if (scratch) lua_remove(L, top + 1);
   return n + 1;
 }
 
