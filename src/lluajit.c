@@ -63,6 +63,48 @@ static int ffi_grow(buffer *b, uint32_t gen, size_t need)
   return avxbuf_grow(m, m->alloc, m->alloc_ud, b, need, b->len);
 }
 
+/* Consumes n bytes from the front of b (all, when it has fewer): the
+ * stream form of unpack, once its values exist. No generation to check:
+ * it reads b as it is, as the C function does after making its values. */
+static void ffi_consume(buffer *b, size_t n)
+{
+  buffer_consume(b, n < b->len ? n : b->len);
+}
+
+/* The reads (tostring, byte, find, lines, split, get) make their strings in
+ * Lua (ffi.string) from a pointer made, and checked against the
+ * generation, before. What needs a search runs here, where nothing can
+ * run between the check and the search, and returns a double (a Lua
+ * number: no cdata to box when interpreted). */
+
+/* From offset off of b: -2 when the generation changed (or b was brought
+ * back after __gc), -1 when off is past the end; else 2 * e + found, where
+ * e is the offset of the first occurrence of needle (m >= 1 bytes), found
+ * 1, or the length when there is none (found 0): buf:find's plain search,
+ * with the kernel b's plan picks, and split's. */
+static double ffi_search(const buffer *b, uint32_t gen, size_t off, const unsigned char *needle, size_t m)
+{
+  if (b->gen != gen || b->module == NULL) return -2;
+  if (off > b->len) return -1;
+  size_t n = b->len - off;
+  /* One byte: memchr (glibc's is vectorised), without the plan's pick. */
+  const unsigned char *p = m > n ? NULL
+                           : m == 1 ? memchr(b->data + off, needle[0], n)
+                           : avxbuf_pick_find(&b->module->state.plan, n)->find(b->data + off, n, needle, m);
+  return p ? 2.0 * (double)(p - b->data) + 1 : 2.0 * (double)b->len;
+}
+
+/* The line of b from offset off: -2 when the generation changed, -1 when
+ * off is at or past the end; else 2 * n + newline, for n bytes up to a
+ * newline (newline 1) or the end (0): src/lsplit.c's line_range. */
+static double ffi_line(const buffer *b, uint32_t gen, size_t off)
+{
+  if (b->gen != gen) return -2;
+  if (off >= b->len) return -1;
+  const unsigned char *p = b->data + off, *nl = memchr(p, '\n', b->len - off);
+  return nl ? 2.0 * (double)(nl - p) + 1 : 2.0 * (double)(b->len - off);
+}
+
 static const char *const kind_names[] = {
   [PK_INT] = "int", [PK_UINT] = "uint", [PK_FLOAT] = "float", [PK_DOUBLE] = "double",
   [PK_NUMBER] = "number", [PK_CHAR] = "char", [PK_STRING] = "string", [PK_ZSTR] = "zstr",
@@ -120,13 +162,19 @@ static void push_layout(lua_State *L)
  * it casts to the types it declares for them. */
 static void push_entries(lua_State *L, lmodule *m)
 {
-  lua_createtable(L, 0, 8);
+  lua_createtable(L, 0, 11);
   lua_pushlightuserdata(L, (void *)(uintptr_t)&ffi_copy);
   lua_setfield(L, -2, "copy");
   lua_pushlightuserdata(L, (void *)(uintptr_t)&ffi_fill);
   lua_setfield(L, -2, "fill");
   lua_pushlightuserdata(L, (void *)(uintptr_t)&ffi_grow);
   lua_setfield(L, -2, "grow");
+  lua_pushlightuserdata(L, (void *)(uintptr_t)&ffi_consume);
+  lua_setfield(L, -2, "consume");
+  lua_pushlightuserdata(L, (void *)(uintptr_t)&ffi_search);
+  lua_setfield(L, -2, "search");
+  lua_pushlightuserdata(L, (void *)(uintptr_t)&ffi_line);
+  lua_setfield(L, -2, "line");
   /* Read live: configure() rewrites the plan in place. */
   lua_pushlightuserdata(L, &m->state.plan.copy_inline_upto);
   lua_setfield(L, -2, "copy_inline_upto");

@@ -125,7 +125,7 @@ end
 -- names a pointer type, declared once at the top.
 local FORMAT_CODE_ARGS =
   "ffi_typeof, cast, tonumber, band, bswap, rshift, arshift, fstring, fcopy, ffill, as_buffer, whole, "
-  .. "max, grow, c_path"
+  .. "max, grow, consume, c_path"
 local function format_code_head()
   local head, types = { "local " .. FORMAT_CODE_ARGS .. " = ..." }, {}
   return head, function(ctype)
@@ -143,14 +143,27 @@ end
 -- pos advanced once at its end. (Advancing pos after every field chained
 -- one floating-point add per field from one record's index to the
 -- next's, the loop's critical path in a read loop: -jdump.)
-local function unpack_source(ops)
+local function unpack_source(ops, stream)
   local head, ptr = format_code_head()
   local body, values = {}, {}
   local function line(fmt, ...) body[#body + 1] = "  " .. fmt:format(...) end
   local segment, off = {}, 0   -- the current segment's lines, and its size so far
   local function at() return off > 0 and ("pos + %d"):format(off) or "pos" end
-  local function flush()   -- the segment: its check, its lines, pos past it
-    if off > 0 then line("if pos + %d > len then return false end", off - 1) end
+  -- The stream form returns nil and the bytes missing at the least for
+  -- short data, as C counts them (src/lpack.c's shortfall: the end of
+  -- what is known, plus each later option's least size), where that is a
+  -- constant: with no alignment; elsewhere false, and C says it. rest[k]:
+  -- the least bytes the options after op k take (z is not compiled here).
+  local rest, short_here = { [#ops] = 0 }, stream
+  for k = #ops, 1, -1 do
+    if ops[k].align > 1 then short_here = false end
+    rest[k - 1] = rest[k] + ops[k].size
+  end
+  local function short(known_end, k)   -- data that ends before the 0-based offset known_end
+    return short_here and ("return nil, %s + %d - len"):format(known_end, rest[k]) or "return false"
+  end
+  local function flush(k)   -- the segment (ending with op k): its check, its lines, pos past it
+    if off > 0 then line("if pos + %d > len then %s end", off - 1, short(("pos + %d"):format(off - 1), k)) end
     for _, l in ipairs(segment) do body[#body + 1] = l end
     if off > 0 then line("pos = pos + %d", off) end
     segment, off = {}, 0
@@ -166,7 +179,7 @@ local function unpack_source(ops)
   for k, op in ipairs(ops) do
     local size = op.size
     if op.align > 1 then
-      flush()
+      flush(k - 1)
       line("pos = pos + band(%d - band(pos - 1, %d), %d)", op.align, op.align - 1, op.align - 1)
       line("if pos > len + 1 then return false end")
     end
@@ -210,11 +223,12 @@ local function unpack_source(ops)
       seg("if b.gen ~= g then return false end")
       seg("local n%d = %s", k, prefix)
       off = off + size
-      flush()
-      -- the string's bytes: pos .. pos + n - 1, all within len
+      flush(k)
+      -- the string's bytes: pos .. pos + n - 1, all within len (a length
+      -- of 8 bytes may be past any buffer: C raises for it)
       line("local s%d = base + pos", k)
       line("pos = pos + n%d", k)
-      line("if pos > len + 1 then return false end")
+      line("if pos > len + 1 then %s end", size < 8 and short("pos - 1", k) or "return false")
       line("if b.gen ~= g then return false end")
       line("local v%d = fstring(s%d, n%d)", k, k, k)
       size = 0
@@ -223,15 +237,27 @@ local function unpack_source(ops)
     end
     off = off + size
   end
-  flush()
+  flush(#ops)
   local results = table.concat(values, ", ") .. (#values > 0 and ", " or "") .. "nxt"
-  return table.concat(head, "\n") .. ([[
-
-local function read(b, g, pos, len)
-  local base = b.data - 1
-%s
-  return %s
-end
+  -- The index form returns the values and the next index; the stream form
+  -- (buf:unpack(fmt)) the values, once it has consumed the bytes they came
+  -- from (in C: as the C function, from the buffer as it is then).
+  local first_value = values[1] or "nxt"
+  local entry = stream and ([[
+return function(buf, fmt)
+  local b = as_buffer(buf)
+  if b ~= nil then
+    local g = b.gen
+    local %s, extra = read(b, g, 1, tonumber(b.len))
+    if %s then
+      consume(b, nxt - 1)
+      return %s
+    end
+    if %s == nil then return nil, "short", %s end
+  end
+  return c_path(buf, fmt)
+end]]):format(results, first_value, table.concat(values, ", "), first_value,
+              values[2] or (values[1] and "nxt" or "extra")) or ([[
 return function(buf, i, fmt)
   local b = as_buffer(buf)
   if b ~= nil and whole(i) and i >= 1 then
@@ -240,8 +266,15 @@ return function(buf, i, fmt)
     if %s then return %s end
   end
   return c_path(buf, i, fmt)
-end]]):format(table.concat(body, "\n"), (results:gsub("nxt$", "pos")), results,
-              values[1] or "nxt", results)
+end]]):format(results, first_value, results)
+  return table.concat(head, "\n") .. ([[
+
+local function read(b, g, pos, len)
+  local base = b.data - 1
+%s
+  return %s
+end
+]]):format(table.concat(body, "\n"), (results:gsub("nxt$", "pos"))) .. entry
 end
 
 -- The source of a packer for ops (buf:pack, the same way round), or nil.
@@ -381,6 +414,9 @@ return function(avxbuf, c)
                          .. "const char *, size_t)", c.copy)
   local c_fill_at = cast("int (*)(avxbuf_buffer *, uint32_t, size_t, int, size_t)", c.fill)
   local c_grow = cast("int (*)(avxbuf_buffer *, uint32_t, size_t)", c.grow)
+  local c_consume = cast("void (*)(avxbuf_buffer *, size_t)", c.consume)
+  local c_search = cast("double (*)(const avxbuf_buffer *, uint32_t, size_t, const char *, size_t)", c.search)
+  local c_line = cast("double (*)(const avxbuf_buffer *, uint32_t, size_t)", c.line)
   -- Read live: configure() rewrites them in place.
   local copy_upto = cast("const int *", c.copy_inline_upto)
   local fill_upto = cast("const int *", c.fill_inline_upto)
@@ -649,7 +685,7 @@ return function(avxbuf, c)
       if source then
         local chunk = assert(load(source, "=avxbuf.ffi(" .. what .. " " .. fmt .. ")"))
         f = chunk(ffi.typeof, cast, tonumber, band, bit.bswap, bit.rshift, bit.arshift, ffi.string, fcopy, ffill,
-                  as_buffer, whole, math.max, c_grow, c_path)
+                  as_buffer, whole, math.max, c_grow, c_consume, c_path)
       end
       made[fmt], count = f, count + 1
       return f
@@ -657,7 +693,10 @@ return function(avxbuf, c)
   end
   local c_unpack, c_pack = methods.unpack, methods.pack
   local unpacker = per_format("unpack", unpack_source, c_unpack)
-  methods.unpack = function(buf, i, fmt)
+  local stream_unpacker = per_format("unpack", function(ops) return unpack_source(ops, true) end, c_unpack)
+  methods.unpack = function(buf, i, ...)   -- the stream form, as in C: a string and nothing after it
+    if type(i) == "string" and select("#", ...) == 0 then return stream_unpacker(i)(buf, i) end
+    local fmt = ...
     return unpacker(fmt)(buf, i, fmt)
   end
   local packer = per_format("pack", pack_source, function(buf, at, i, fmt, ...)
@@ -667,6 +706,171 @@ return function(avxbuf, c)
   methods.pack = function(buf, a, ...)
     if type(a) == "string" then return packer(a)(buf, false, nil, a, ...) end
     return packer((...))(buf, true, a, ...)
+  end
+
+  -- Reads: the string a read makes comes from a pointer made after the
+  -- generation was read and checked against it right before ffi.string,
+  -- which copies the bytes before it allocates (lj_str_new; the collector
+  -- runs after it returns); what searches runs in C (c_search, c_line),
+  -- which checks the generation itself. A check that fails (a trace exit
+  -- there can run the collector) takes the path that uses nothing read
+  -- before: the C function. Only integer arguments in the plain cases are
+  -- taken here.
+  local fstring, min, max = ffi.string, math.min, math.max
+  local c_byte, c_find = methods.byte, methods.find
+  local c_get, c_skip, c_lines, c_split = methods.get, methods.skip, methods.lines, methods.split
+  local function index(i) return whole(i) and i >= -EXACT and i <= EXACT end
+  -- string.sub's start and end (0-based offset and end), for len bytes.
+  local function sub_range(i, j, len)
+    if i < 0 then i = max(len + i + 1, 1) elseif i == 0 then i = 1 end
+    if j < 0 then j = len + j + 1 elseif j > len then j = len end
+    return i - 1, j
+  end
+  -- (buf:tostring stays C's: compiled like byte below, it crashed LuaJIT
+  -- 2.1.0-beta3 in spec/oom_cases.lua, which calls it in a hot loop around
+  -- failing allocations; docs/streams.md.)
+  methods.byte = function(buf, i, j)
+    local b = as_buffer(buf)
+    if b ~= nil and j == nil and (i == nil or index(i)) then
+      local g = b.gen
+      local len = tonumber(b.len)
+      local off = (i or 1) < 0 and len + i or (i or 1) - 1
+      local p = b.data
+      if off >= 0 and off < len and b.gen == g then return p[off] end
+    end
+    return c_byte(buf, i, j)
+  end
+  -- A plain search (plain = true, or a needle without magic characters:
+  -- remembered per needle, the first 64 at a time, as formats are).
+  local SPECIALS = "[%^%$%*%+%?%.%(%[%%%-]"   -- src/match.c's (lstrlib's)
+  local is_plain, plain_count = {}, 0
+  local function plain(needle, flag)
+    if flag then return true end
+    local known = is_plain[needle]
+    if known ~= nil then return known end
+    if plain_count >= 64 then is_plain, plain_count = {}, 0 end
+    known = not needle:find(SPECIALS)
+    is_plain[needle], plain_count = known, plain_count + 1
+    return known
+  end
+  methods.find = function(buf, needle, init, flag)
+    local b = as_buffer(buf)
+    if b ~= nil and type(needle) == "string" and #needle > 0 and (init == nil or index(init) and init >= 1)
+       and plain(needle, flag) then
+      local r = c_search(b, b.gen, (init or 1) - 1, needle, #needle)
+      if r >= 0 then
+        local found = r % 2
+        if found == 0 then return nil end
+        local at = (r - 1) / 2
+        return at + 1, at + #needle
+      end
+      if r == -1 then return nil end
+    end
+    return c_find(buf, needle, init, flag)
+  end
+  -- n bytes (fewer when fewer remain) consumed from the front, as
+  -- c_consume does, without a call when nothing changed on the way.
+  local function consume(b, n)
+    local g = b.gen
+    local len = tonumber(b.len)
+    local k = min(n, len)
+    local p, cap = b.data + k, b.cap - k
+    if b.gen == g then
+      b.data, b.cap, b.len, b.gen = p, cap, len - k, g + 1
+      return
+    end
+    c_consume(b, n)
+  end
+  methods.get = function(buf, n)
+    local b = as_buffer(buf)
+    if b ~= nil and (n == nil or whole(n) and n >= 0) then
+      local g = b.gen
+      local k = min(n or EXACT, tonumber(b.len))
+      local p = b.data
+      if b.gen == g then
+        local s = fstring(p, k)
+        -- As the C function: consumed from the buffer as it is once s exists.
+        consume(b, k)
+        return s
+      end
+    end
+    return c_get(buf, n)
+  end
+  methods.skip = function(buf, n)
+    local b = as_buffer(buf)
+    if b ~= nil and whole(n) and n >= 0 and n <= EXACT then
+      c_consume(b, n)   -- (a call: faster here than consume's stores, bench/ffi.lua --reads)
+      return buf
+    end
+    return c_skip(buf, n)
+  end
+  -- The iterators keep the buffer (checked at every step, as C's are: a
+  -- replaced upvalue is an error) and a 0-based position, and read the
+  -- buffer afresh at each step; one that finds the generation changed
+  -- hands over to the C iterator from where it is. Their first upvalues
+  -- are their own, where C's iterators have theirs (2 the buffer, 3 the
+  -- position, 4 split's separator: spec/split_spec.lua replaces them), so
+  -- that debug.setupvalue there reaches no function the module shares.
+  local function replaced(what) error("avxbuf: this " .. what .. " iterator's upvalues were replaced", 2) end
+  local function start_of(b, init)   -- src/lsplit.c's start_offset
+    local len = tonumber(b.len)
+    return min(sub_range(init or 1, -1, len), len)
+  end
+  methods.lines = function(buf, init)
+    local b = as_buffer(buf)
+    if b == nil or not (init == nil or index(init)) then return c_lines(buf, init) end
+    local pos, c_iter = start_of(b, init), nil
+    return function()
+      local it, v, at = c_iter, buf, pos   -- (upvalues 1, 2, 3, in this order)
+      if it then return it() end
+      local d = as_buffer(v)
+      if d == nil or type(at) ~= "number" then replaced("lines") end
+      if pos < 0 then return nil end
+      local g = d.gen
+      local p = d.data + pos
+      local r = c_line(d, g, pos)
+      local newline = r % 2
+      local n = (r - newline) / 2
+      -- the generation again, last: a trace exit at r >= 0 can run the collector
+      if r >= 0 and d.gen == g then
+        pos = pos + n + newline
+        return fstring(p, n)
+      end
+      if r == -1 then
+        pos = -1
+        return nil
+      end
+      c_iter = c_lines(buf, pos + 1)
+      return c_iter()
+    end
+  end
+  methods.split = function(buf, sep, init)
+    local b = as_buffer(buf)
+    if b == nil or type(sep) ~= "string" or #sep == 0 or not (init == nil or index(init)) then
+      return c_split(buf, sep, init)
+    end
+    local pos, c_iter = start_of(b, init), nil
+    return function()
+      local it, v, at, m = c_iter, buf, pos, sep   -- (upvalues 1, 2, 3, 4, in this order)
+      if it then return it() end
+      local d = as_buffer(v)
+      if d == nil or type(at) ~= "number" or type(m) ~= "string" or #m == 0 then replaced("split") end
+      if pos < 0 then return nil end
+      local r = c_search(d, d.gen, pos, sep, #sep)
+      if r >= 0 then
+        local found = r % 2
+        local e = (r - found) / 2
+        local i = pos + 1
+        pos = found * (e + #sep + 1) - 1   -- no separator: that was the last piece
+        return i, e
+      end
+      if r == -1 then
+        pos = -1
+        return nil
+      end
+      c_iter = c_split(buf, sep, pos + 1)
+      return c_iter()
+    end
   end
 
   -- A number as the C function writes it (lua_tolstring's format; `..`
