@@ -1,13 +1,14 @@
 -- LuaJIT: what avxbuf's FFI path costs against LuaJIT's own ffi.copy,
 -- ffi.fill and string.buffer, in the same run.
---   luajit bench/ffi.lua [--quick]        (after `make LUA=luajit`)
+--   luajit bench/ffi.lua [--quick] [--reads]   (after `make LUA=luajit`;
+--   AVXBUF_BUILD=dir takes avxbuf.so from dir; --reads: only the reads)
 -- Every timed loop is compiled from its own source text, with the size as a
 -- literal, so that each gets traces of its own as code with a constant size
 -- would (loops sharing one prototype share traces, and the first size's
 -- specialisations then cost the others side exits). ns per operation: the
 -- median of interleaved rounds, each the best of a few loops.
 package.path = "lua/?.lua;lua/?/init.lua;bench/lib/?.lua;" .. package.path
-package.cpath = "build/luajit/?.so;" .. package.cpath
+package.cpath = (os.getenv("AVXBUF_BUILD") or "build/luajit") .. "/?.so;" .. package.cpath
 local ffi = require "ffi"
 local avxbuf = require "avxbuf"
 local harness = require "harness"
@@ -17,7 +18,9 @@ assert(jit, "run this with luajit")
 assert(avxbuf.ffi, "avxbuf's FFI path is not active")
 local string_buffer = require "string.buffer"
 
-local quick = arg[1] == "--quick"
+local flags = {}
+for _, a in ipairs(arg) do flags[a] = true end
+local quick = flags["--quick"]
 local N = quick and 2000000 or 10000000
 local ROUNDS = quick and 3 or 7
 local TRANSFORM_ROUNDS = quick and 6 or 15   -- 6: the fewest with a 95% interval
@@ -47,6 +50,45 @@ local function ratio(x, base) return x / math.max(base, 2) end
 
 print(string.format("# %s, %s; ns per operation, median of %d rounds of the best of 2 loops of %d",
                     jit.version, avxbuf.cpu().reason, ROUNDS, N))
+
+-- Reads against the string library's nearest equivalent on the same bytes
+-- (4 KiB of 40-byte lines): a slice, a byte, a plain find of the next
+-- newline, consuming 16 bytes from the front (the string: sub and a
+-- position), and per line or piece, lines and split against gmatch and a
+-- string.find loop.
+local function reads()
+  local line = ("x"):rep(30) .. ",abcdefgh\n"
+  local s = line:rep(math.floor(4096 / #line))
+  local env = { s = s, b = avxbuf.from(s), q = avxbuf.new(), find = string.find, gmatch = string.gmatch,
+                x = false }
+  print(string.format("%-26s %8s %8s %7s", "read (ns per op)", "string", "avxbuf", "ratio"))
+  local function row(name, str_body, buf_body, per)
+    local t = measure { loop(str_body, env), loop(buf_body, env) }
+    print(string.format("%-26s %8.2f %8.2f %6.2fx", name, t[1] / per, t[2] / per, ratio(t[2], t[1])))
+  end
+  local at = "local i = _ % 4000 + 1; "
+  row("tostring(i, i + 15)", at .. "x = s:sub(i, i + 15)", at .. "x = b:tostring(i, i + 15)", 1)
+  row("byte(i)", at .. "x = s:byte(i)", at .. "x = b:byte(i)", 1)
+  row("find(\"\\n\", i, true)", at .. "x = find(s, '\\n', i, true)", at .. "x = b:find('\\n', i, true)", 1)
+  if not env.q.get then print("(get, skip: not in this avxbuf.so)") end
+  if env.q.get then
+    row("get(16)", "local i = _ % 256 * 16 + 1; x = s:sub(i, i + 15)",
+        "if #q < 16 then q:put(s) end; x = q:get(16)", 1)
+    row("skip(16)", "local i = _ % 256 * 16 + 1; x = i + 16",
+        "if #q < 16 then q:put(s) end; q:skip(16)", 1)
+  end
+  local lines = math.floor(#s / #line)
+  row("lines (per line)", "if _ % 64 == 0 then for l in gmatch(s, '([^\\n]*)\\n') do x = l end end",
+      "if _ % 64 == 0 then for l in b:lines() do x = l end end", lines / 64)
+  row("split(\",\") (per piece)",
+      "if _ % 64 == 0 then local p = 1 while true do local i, j = find(s, ',', p, true) "
+      .. "if not i then break end x = p p = j + 1 end end",
+      "if _ % 64 == 0 then for i in b:split(',') do x = i end end", lines / 64)
+end
+if flags["--reads"] then
+  reads()
+  os.exit(0)
+end
 print("# ratio: avxbuf / LuaJIT's own (under 2 ns counts as 2 ns: a compiled call's floor); method: buf:op / avxbuf.op")
 print(string.format("%-5s %6s  %-10s %8s %8s %7s %8s %7s", "op", "bytes", "LuaJIT's", "ns", "avxbuf", "ratio",
                     "method", "ratio"))
