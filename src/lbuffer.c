@@ -81,10 +81,9 @@ static void release(lua_State *L, buffer *b)
  * the need fits: glibc's malloc maps blocks from its largest dynamic mmap
  * threshold up (32 MiB on 64 bits, 16 on 32) afresh each time, so every page
  * of each new buffer faults again, while it serves and reuses smaller ones
- * from its heap once one that size has been freed. (Building 17.8 MB of
- * frames 20 times on Lua 5.4, Zen 3 VM: 87 000 page faults and ~55 ms a
- * run with 32 MiB blocks, 17 500 and 32-40 ms below.) Other allocators
- * lose one doubling step at most. */
+ * from its heap once one that size has been freed (the page faults it
+ * cost: docs/benchmarks.md, "Figures the source once cited"). Other
+ * allocators lose one doubling step at most. */
 #define GROWTH_SOFT_LIMIT ((size_t)4 * 1024 * 1024 * sizeof(long) - (size_t)64 * 1024)
 
 /* Room for need bytes (need <= MAX_LENGTH), keeping the first `keep`

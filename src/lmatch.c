@@ -296,8 +296,8 @@ static int l_gmatch(lua_State *L)
   avxbuf_match ms;
   avxbuf_match_init(&ms, "", 0, g->pattern, plen);
   avxbuf_match_plan_gmatch(&ms, &g->plan);
-  /* the upvalues pushed in order: two API calls where settop + remove were
-   * three (~40 instructions of a 64-byte gmatch's ~12k, callgrind) */
+  /* the upvalues pushed in order: two API calls where settop + remove
+   * were three */
   lua_pushvalue(L, 1);
   lua_pushvalue(L, -2);
   lua_pushcclosure(L, gmatch_next, 2);

@@ -43,7 +43,7 @@ local function whole(x) return type(x) == "number" and x % 1 == 0 end
 -- A move of n <= 64 bytes as two overlapping moves of a constant width (the
 -- head/tail scheme of src/kernels/small.h): the JIT unrolls ffi.copy and
 -- ffi.fill of a constant size into plain loads and stores, while a size it
--- cannot fold calls memcpy (~3 ns a call, -jdump). Each width has movers
+-- cannot fold calls memcpy (-jdump shows the call). Each width has movers
 -- of their own, compiled from source with the width a literal: a trace
 -- that starts anywhere in them, or in a caller, sees a constant. (A width passed in, or an upvalue of closures
 -- sharing one prototype, was a variable in traces that started inside
@@ -93,7 +93,7 @@ end
 -- sentinel upvalue: comparing with an upvalue is a guard whose snapshot
 -- holds the values read, so a trace made an s1 string even where the
 -- caller drops it, in the part of the trace a side exit returns to:
--- lj_str_new, ~10 ns a record; -jdump.)
+-- lj_str_new in -jdump.)
 -- The pointer type each (kind, size) is loaded through: the C function
 -- turns an unsigned 8-byte integer into lua_Integer, so int64_t.
 local LOADS = {
@@ -545,9 +545,8 @@ return function(avxbuf, c)
   -- size (the movers' widths, or C's kernel past 64 bytes) was a branch
   -- that pieces of mixed sizes turned, and each turn left the loop's trace
   -- for a side trace, which returns to the start of the root trace and runs
-  -- its head again. Frames of bench/programs.lua (pieces of 7 to 330 bytes)
-  -- without growth: 1.27-1.38x of string.buffer's time -> 1.04-1.06x.
-  -- Past it, the copy costs more than such a turn, and the plan's kernel
+  -- its head again (bench/programs.lua's frames, pieces of 7 to 330
+  -- bytes, measure it: docs/benchmarks.md). Past it, the copy costs more than such a turn, and the plan's kernel
   -- (streaming ones included) does it.
   local PUT_BY_MEMCPY = 4096
   local function put_piece(b, g, cap, at, v, old)
@@ -624,8 +623,8 @@ return function(avxbuf, c)
 
   -- buf:resize(n) within the capacity: what the C function does there
   -- (zeroes, then the new length) without a call the trace cannot compile
-  -- (a C function exits the trace; emptying a buffer every 64 puts cost
-  -- ~5 ns per put that way).
+  -- (a C function exits the trace, and a loop that empties its buffer
+  -- often would leave the trace each time).
   local function fast_resize(buf, n)
     local b = as_buffer(buf)
     if not b or not whole(n) or n < 0 then return false end
@@ -669,8 +668,8 @@ return function(avxbuf, c)
   end
   -- buf:pack and buf:unpack: code of its own per format, for up to 64
   -- formats at a time each (the 65th starts the list afresh: a program
-  -- with more hot formats than that makes some again: 50-65 us each, by
-  -- a loop of new formats on the Zen 3 VM); formats it does not handle go
+  -- with more hot formats than that makes some again, each costing a
+  -- compile: docs/benchmarks.md); formats it does not handle go
   -- to the C function every time.
   local function per_format(what, source_of, c_path)
     local made, count = {}, 0

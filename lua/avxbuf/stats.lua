@@ -10,7 +10,7 @@
 --     signed-rank test, from its exact null distribution.
 -- Why this and not a bootstrap: it is exact for the 8 to 40 rounds a run
 -- has, deterministic (no resampling noise between two reports of the same
--- data), and a slow round -- which this VM produces often -- moves a rank,
+-- data), and a slow round -- which a shared machine produces often -- moves a rank,
 -- not the estimate. It assumes the d_k symmetric about their centre, which
 -- log ratios of like workloads are close to.
 -- Plain Lua 5.1 syntax: the specs run on every Lua version.
