@@ -162,19 +162,15 @@ static void push_layout(lua_State *L)
  * it casts to the types it declares for them. */
 static void push_entries(lua_State *L, lmodule *m)
 {
+  const struct { const char *name; uintptr_t fn; } entries[] = {
+    { "copy", (uintptr_t)&ffi_copy }, { "fill", (uintptr_t)&ffi_fill }, { "grow", (uintptr_t)&ffi_grow },
+    { "consume", (uintptr_t)&ffi_consume }, { "search", (uintptr_t)&ffi_search }, { "line", (uintptr_t)&ffi_line },
+  };
   lua_createtable(L, 0, 11);
-  lua_pushlightuserdata(L, (void *)(uintptr_t)&ffi_copy);
-  lua_setfield(L, -2, "copy");
-  lua_pushlightuserdata(L, (void *)(uintptr_t)&ffi_fill);
-  lua_setfield(L, -2, "fill");
-  lua_pushlightuserdata(L, (void *)(uintptr_t)&ffi_grow);
-  lua_setfield(L, -2, "grow");
-  lua_pushlightuserdata(L, (void *)(uintptr_t)&ffi_consume);
-  lua_setfield(L, -2, "consume");
-  lua_pushlightuserdata(L, (void *)(uintptr_t)&ffi_search);
-  lua_setfield(L, -2, "search");
-  lua_pushlightuserdata(L, (void *)(uintptr_t)&ffi_line);
-  lua_setfield(L, -2, "line");
+  for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
+    lua_pushlightuserdata(L, (void *)entries[i].fn);
+    lua_setfield(L, -2, entries[i].name);
+  }
   /* Read live: configure() rewrites the plan in place. */
   lua_pushlightuserdata(L, &m->state.plan.copy_inline_upto);
   lua_setfield(L, -2, "copy_inline_upto");
