@@ -77,7 +77,7 @@ static lmodule *push_anchor(lua_State *L)
   a = (anchor *)lua_newuserdatauv(L, sizeof *a, 0);
   a->api = NULL;
   a->module = NULL;
-  a->cookie = (uintptr_t)a + (uintptr_t)&avxbuf_anchor_key;
+  a->cookie = avxbuf_cookie(a, &avxbuf_anchor_key);
   luaL_newmetatable(L, "avxbuf.module");
   lua_pushcfunction(L, l_anchor_gc);
   lua_setfield(L, -2, "__gc");

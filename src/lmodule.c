@@ -6,10 +6,9 @@ const char avxbuf_cookie_key, avxbuf_anchor_key;
 
 anchor *avxbuf_testanchor(lua_State *L, int idx)
 {
-  anchor *a = (anchor *)lua_touserdata(L, idx);
-  if (a == NULL || lua_rawlen(L, idx) != sizeof(anchor)
-      || a->cookie != (uintptr_t)a + (uintptr_t)&avxbuf_anchor_key) return NULL;
-  return a;
+  size_t size = sizeof(anchor);
+  anchor *a = (anchor *)avxbuf_testprivate(L, idx, &avxbuf_anchor_key, offsetof(anchor, cookie), &size);
+  return size == sizeof(anchor) ? a : NULL;
 }
 
 lmodule *avxbuf_module(lua_State *L)

@@ -4,7 +4,9 @@
 #ifndef AVXBUF_LMODULE_H
 #define AVXBUF_LMODULE_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "compat.h"
 #include "gcpoints.h"
 #include "dispatch.h"
@@ -95,21 +97,42 @@ typedef struct buffer {
  * never one: no metatable games (debug.setmetatable) can pass this check. */
 extern const char avxbuf_cookie_key, avxbuf_anchor_key;
 
-/* A sum, not a XOR: LuaJIT's recorder compiles 64-bit cdata arithmetic
+/* The cookie of one of avxbuf's own userdata, in one of its fields: its address
+ * plus the address of a key of its kind, a static no other code can name.
+ * A sum, not a XOR: LuaJIT's recorder compiles 64-bit cdata arithmetic
  * but threw on bit.bxor of two uint64_t (2.1.0-beta3), which sent every
- * FFI call to the interpreter. */
-static inline uintptr_t buffer_cookie(const buffer *b)
+ * FFI call to the interpreter (ffi.lua checks buffers' cookies too). */
+static inline uintptr_t avxbuf_cookie(const void *p, const char *key)
 {
-  return (uintptr_t)b + (uintptr_t)&avxbuf_cookie_key;
+  return (uintptr_t)p + (uintptr_t)key;
 }
 
-/* Two API calls: lua_touserdata (NULL for anything but userdata) and
- * lua_rawlen (0 for light userdata). */
+/* The one test of a private userdata (buffers, module anchors, gmatch
+ * states): the value at idx if it is a full userdata of at least *size
+ * bytes whose cookie, at byte `at`, is key's, with its size in *size; else
+ * NULL. Two API calls: lua_touserdata (NULL for anything but userdata) and
+ * lua_rawlen (0 for light userdata), so that the size is checked before
+ * the cookie is read. */
+static inline void *avxbuf_testprivate(lua_State *L, int idx, const char *key, size_t at, size_t *size)
+{
+  unsigned char *p = (unsigned char *)lua_touserdata(L, idx);
+  if (p == NULL) return NULL;
+  size_t n = lua_rawlen(L, idx);
+  uintptr_t cookie;
+  if (n < *size) return NULL;
+  memcpy(&cookie, p + at, sizeof cookie);
+  if (cookie != avxbuf_cookie(p, key)) return NULL;
+  *size = n;
+  return p;
+}
+
+static inline uintptr_t buffer_cookie(const buffer *b) { return avxbuf_cookie(b, &avxbuf_cookie_key); }
+
 static inline buffer *testbuffer(lua_State *L, int idx)
 {
-  buffer *b = (buffer *)lua_touserdata(L, idx);
-  if (b == NULL || lua_rawlen(L, idx) != sizeof(buffer) || b->cookie != buffer_cookie(b)) return NULL;
-  return b;
+  size_t size = sizeof(buffer);
+  buffer *b = (buffer *)avxbuf_testprivate(L, idx, &avxbuf_cookie_key, offsetof(buffer, cookie), &size);
+  return size == sizeof(buffer) ? b : NULL;
 }
 
 /* The record whose settings b's operations use: its own, or (a buffer
