@@ -42,7 +42,7 @@
 #include "ymm.h"
 #include "vec_template.h"
 
-#ifndef AVXBUF_EMULATE_AVX512
+#if !defined(AVXBUF_EMULATE_AVX512) && defined(__x86_64__)   /* 32-bit code has no zmm16-31 */
 /* The 512-bit family's temporal moves from 33 B up (all but backward
  * copies), in zmm16-27 (ymm16-17 up to 64 B), as glibc's evex and avx512
  * variants move them: vzeroupper
