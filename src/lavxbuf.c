@@ -21,6 +21,7 @@
  *   lembed.c    the Lua code above, compiled into the module */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lmodule.h"
 #include "lfuncs.h"
@@ -86,11 +87,9 @@ static lmodule *push_anchor(lua_State *L)
   lua_Alloc alloc = lua_getallocf(L, &ud);
   lmodule *m = (lmodule *)alloc(ud, NULL, 0, sizeof *m);
   if (m == NULL) luaL_error(L, "not enough memory");
+  memset(m, 0, sizeof *m);   /* every counter starts at 0, whatever fields come */
   avxbuf_state_init(&m->state, getenv("AVXBUF_OPTIONS"), warn_stderr, NULL);
   avxbuf_capi_init(&m->api);
-  m->unpaced = 0;
-  m->held = 0;
-  m->held_paced = 0;
   m->alloc = alloc;
   m->alloc_ud = ud;
   m->refs = 1;
