@@ -451,9 +451,11 @@ function TestRecords.test_putf_refuses_fractions_on_every_lua()
     local what = string.format("putf(%q, %s)", c[1], tostring(c[c.n]))
     local ok, err = pcall(function() return (b:putf(unpack_(c, 1, c.n))) end)
     lu.assertFalse(ok, what)
-    lu.assertStrContains(tostring(err),
-                         string.format("bad argument #%d to 'putf' (number has no integer representation)", c.n),
-                         false, what)
+    lu.assertStrContains(tostring(err), string.format("bad argument #%d to 'putf' (", c.n), false, what)
+    -- 5.2's own string.format refuses NaN, inf and 2^63 first, in its words
+    if not (_VERSION == "Lua 5.2" and tostring(err):find("(not a number in proper range)", 1, true)) then
+      lu.assertStrContains(tostring(err), "(number has no integer representation)", false, what)
+    end
     lu.assertEquals(b:tostring(), "keep", what)
     if math.type then   -- 5.3 and 5.4: their own string.format says the same
       lu.assertStrContains(select(2, pcall(string.format, unpack_(c, 1, c.n))),
@@ -474,8 +476,9 @@ function TestRecords.test_putf_names_itself_for_a_bad_format()
     lu.assertEquals(ok, ok_ref, fmt)
     if not ok then
       lu.assertStrContains(tostring(err), "records_spec.lua:", false, fmt)
-      lu.assertStrContains(tostring(err), "bad argument #1 to 'putf' (" .. want:gsub(" to 'format'$", "") .. ")",
-                           false, fmt)
+      -- (5.2 quotes the format's end as '%\0': an error message ends at its first zero byte)
+      local reason = want:gsub(" to 'format'$", ""):gsub("%z.*$", "")
+      lu.assertStrContains(tostring(err), "bad argument #1 to 'putf' (" .. reason .. ")", false, fmt)
       lu.assertNil(tostring(err):find("to 'format'", 1, true), err)
     end
     lu.assertEquals(b:tostring(), ok and "keep" .. want or "keep", fmt)
