@@ -23,9 +23,13 @@ WARN = -std=c11 -Wall -Wextra -Wno-psabi
 # every file gets the same flags, as LuaRocks' builtin build requires.
 # -fno-plt calls the interpreter's API through the GOT, without the jump
 # through a PLT stub, and a call from Lua makes several such calls (what it
-# saved: docs/benchmarks.md, "Cost of a call from Lua"); the LuaRocks
-# build, which cannot take flags, goes without.
-AVXBUF_CFLAGS = $(WARN) -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden -fno-plt \
+# saved: docs/benchmarks.md, "Cost of a call from Lua"). -falign-loops=64
+# starts every loop on a 64-byte line, as the kernels' entry points are
+# (kernels.h): a kernel's loop then sits in the same fetch and decoded-uop
+# cache lines whatever the code around it, as glibc's string functions' do
+# (docs/kernels.md). The LuaRocks build, which cannot take flags, goes
+# without both.
+AVXBUF_CFLAGS = $(WARN) -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden -fno-plt -falign-loops=64 \
 	-Werror=implicit-function-declaration $(LUA_INC) $(SAN)
 EMUL_CFLAGS = -DAVXBUF_EMULATE_AVX512 -DAVXBUF_CHECK_ALIGNMENT
 LDFLAGS_SO = -shared -pthread $(SAN)

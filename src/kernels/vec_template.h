@@ -22,7 +22,7 @@
  *   n <= 2V   two overlapping vectors (or the narrower family's handler);
  *   n <= 4V   four, n <= 8V eight (copies load them all before any store,
  *             so overlap needs no special case);
- *   larger    a 4V-unrolled loop with aligned stores (8V for fills), forward, or backward
+ *   larger    a 4V-unrolled loop with aligned stores, forward, or backward
  *             when dst lies inside (src, src + n); head and tail vectors are
  *             loaded first and stored last, unaligned.
  *   _nt       the forward loop with streaming stores and an sfence, taken
@@ -92,22 +92,25 @@ KTARGET AVXBUF_INLINE void KFN(_fill_le2v)(unsigned char *d, int c, size_t n)
   V_STOREU(d + n - VEC_SIZE, v);
 }
 
-/* n <= 8V, any overlap: every load before the first store. */
+/* n <= 8V, any overlap: every load before the first store. Past 2V the
+ * larger class comes first, as in glibc's memmove-vec-unaligned-erms.S, so
+ * that 4V-8V, where a call's cost weighs most against its moves, takes no
+ * branch on the way. */
 KTARGET AVXBUF_INLINE void KFN(_copy_le8v)(unsigned char *d, const unsigned char *s, size_t n)
 {
   vec_t a, b, c, e, f, g, h, i;
   if (n <= 2 * VEC_SIZE) {
     KFN(_copy_le2v)(d, s, n);
-  } else if (n <= 4 * VEC_SIZE) {
-    a = V_LOADU(s); b = V_LOADU(s + VEC_SIZE);
-    c = V_LOADU(s + n - 2 * VEC_SIZE); e = V_LOADU(s + n - VEC_SIZE);
-    V_STOREU(d, a); V_STOREU(d + VEC_SIZE, b);
-    V_STOREU(d + n - 2 * VEC_SIZE, c); V_STOREU(d + n - VEC_SIZE, e);
-  } else {
+  } else if (__builtin_expect(n > 4 * VEC_SIZE, 1)) {
     V4_LOAD(s, a, b, c, e);
     V4_LOAD(s + n - 4 * VEC_SIZE, f, g, h, i);
     V4_STORE(V_STOREU, d, a, b, c, e);
     V4_STORE(V_STOREU, d + n - 4 * VEC_SIZE, f, g, h, i);
+  } else {
+    a = V_LOADU(s); b = V_LOADU(s + VEC_SIZE);
+    c = V_LOADU(s + n - 2 * VEC_SIZE); e = V_LOADU(s + n - VEC_SIZE);
+    V_STOREU(d, a); V_STOREU(d + VEC_SIZE, b);
+    V_STOREU(d + n - 2 * VEC_SIZE, c); V_STOREU(d + n - VEC_SIZE, e);
   }
 }
 

@@ -70,31 +70,23 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_fill)(void *dst, int byte, size_t n)
   } else {
     vec_t v = V_SET1(byte);
     unsigned char *end = d + n;
-    if (n <= 4 * VEC_SIZE) {
-      V_STOREU(d, v); V_STOREU(d + VEC_SIZE, v);
-      V_STOREU(end - 2 * VEC_SIZE, v); V_STOREU(end - VEC_SIZE, v);
-    } else if (n <= 8 * VEC_SIZE) {   /* no loop up to 8 vectors, as for copies */
+    /* glibc's memset-vec-unaligned-erms.S shape: four unaligned head
+     * stores, an aligned loop of four, four unaligned tail stores; the
+     * larger class first, so that the way to it takes no branch. */
+    if (__builtin_expect(n > 4 * VEC_SIZE, 1)) {
       V4_STORE(V_STOREU, d, v, v, v, v);
+      if (n > 8 * VEC_SIZE) {
+        unsigned char *p = (unsigned char *)((uintptr_t)(d + 4 * VEC_SIZE) & ~(uintptr_t)(VEC_SIZE - 1));
+        for (; p < end - 4 * VEC_SIZE; p += 4 * VEC_SIZE) {
+          KCHECK_ALIGNED(p);
+          V4_STORE(KV_STORE, p, v, v, v, v);
+        }
+        KV_FENCE();
+      }
       V4_STORE(V_STOREU, end - 4 * VEC_SIZE, v, v, v, v);
     } else {
-      V_STOREU(d, v);
-      unsigned char *p = d + VEC_SIZE - ((uintptr_t)d & (VEC_SIZE - 1));
-      /* Eight stores an iteration, then at most one block of four: with four
-       * an iteration, zero/fill of 512 B-2 KiB ran well behind glibc's and
-       * moved with where the loop landed in memory; eight ran faster there
-       * (the figures: docs/benchmarks.md, "Kernels from C"). Copies gained
-       * nothing beyond the noise from the same change, so they keep four. */
-      for (; p < end - 8 * VEC_SIZE; p += 8 * VEC_SIZE) {
-        KCHECK_ALIGNED(p);
-        V4_STORE(KV_STORE, p, v, v, v, v);
-        V4_STORE(KV_STORE, p + 4 * VEC_SIZE, v, v, v, v);
-      }
-      if (p < end - 4 * VEC_SIZE) {
-        KCHECK_ALIGNED(p);
-        V4_STORE(KV_STORE, p, v, v, v, v);
-      }
-      KV_FENCE();
-      V4_STORE(V_STOREU, end - 4 * VEC_SIZE, v, v, v, v);
+      V_STOREU(d, v); V_STOREU(d + VEC_SIZE, v);
+      V_STOREU(end - 2 * VEC_SIZE, v); V_STOREU(end - VEC_SIZE, v);
     }
   }
   KZEROUPPER();
