@@ -75,14 +75,17 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_fill)(void *dst, int byte, size_t n)
      * larger class first, so that the way to it takes no branch. */
     if (__builtin_expect(n > 4 * VEC_SIZE, 1)) {
       V4_STORE(V_STOREU, d, v, v, v, v);
-      if (n > 8 * VEC_SIZE) {
-        unsigned char *p = (unsigned char *)((uintptr_t)(d + 4 * VEC_SIZE) & ~(uintptr_t)(VEC_SIZE - 1));
-        for (; p < end - 4 * VEC_SIZE; p += 4 * VEC_SIZE) {
-          KCHECK_ALIGNED(p);
-          V4_STORE(KV_STORE, p, v, v, v, v);
-        }
-        KV_FENCE();
+      if (__builtin_expect(n <= 8 * VEC_SIZE, 1)) {
+        V4_STORE(V_STOREU, end - 4 * VEC_SIZE, v, v, v, v);
+        KZEROUPPER();
+        return;
       }
+      unsigned char *p = (unsigned char *)((uintptr_t)(d + 4 * VEC_SIZE) & ~(uintptr_t)(VEC_SIZE - 1));
+      for (; p < end - 4 * VEC_SIZE; p += 4 * VEC_SIZE) {
+        KCHECK_ALIGNED(p);
+        V4_STORE(KV_STORE, p, v, v, v, v);
+      }
+      KV_FENCE();
       V4_STORE(V_STOREU, end - 4 * VEC_SIZE, v, v, v, v);
     } else {
       V_STOREU(d, v); V_STOREU(d + VEC_SIZE, v);
