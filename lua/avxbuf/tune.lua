@@ -196,8 +196,10 @@ local CROSSOVERS = {
     decide = function(r, cfg, set)
       local i = lasting_win(r)
       if i then
+        local said = string.format("streaming faster from %s, never slower above it", fmt_size(r.sizes[i]))
+        if r.sizes[i] == cfg.nontemporal_threshold then return said .. ": the threshold already", "kept" end
         set.nontemporal_threshold = r.sizes[i]
-        return string.format("streaming faster from %s, never slower above it", fmt_size(r.sizes[i])), "moved"
+        return said, "moved"
       end
       local top = r.sizes[#r.sizes]
       if top and not any(r.verdict, 1) and any(r.verdict, -1)
