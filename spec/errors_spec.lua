@@ -165,6 +165,42 @@ function TestBadInput.test_growth_access_search_and_io()
   matrix("lines", method_lines, { dst, 1 }, 2, NOT_INTEGERS, 1)
 end
 
+-- One wording per error: every way to grow a buffer past its largest size
+-- says what reserve says (naming its own argument), and a count of one is
+-- "1 byte".
+function TestBadInput.test_one_wording_per_error()
+  local function message(f, ...)
+    local ok, err = pcall(f, ...)
+    lu.assertFalse(ok)
+    return tostring(err)
+  end
+  local b = avxbuf.from("x")
+  local words = message(function() b:reserve(2 ^ 62) end):match("%((the buffer would exceed %d+ bytes)%)$")
+  lu.assertNotNil(words, "reserve's words")
+  local largest = tonumber(words:match("%d+"))
+  -- (put, putf and pack reach it only with arguments of 2^48 bytes in all)
+  local f = io.tmpfile()
+  lu.assertStrContains(message(function() b:read(f, largest) end), "bad argument #2 to 'read' (" .. words .. ")")
+  lu.assertEquals(b:tostring(), "x", "read changed the buffer")
+  f:close()
+  for _, case in ipairs {
+    { "bad argument #1 to 'unpack' (data too short: 1 byte needed at index 1 of a 0-byte buffer)",
+      function() avxbuf.new():unpack(1, "b") end },
+    { "bad argument #1 to 'unpack' (data too short: 2 bytes needed at index 1 of a 0-byte buffer)",
+      function() avxbuf.new():unpack(1, "i2") end },
+    { "bad argument #3 to 'copy' (1 byte does not fit at index 2 of a 1-byte buffer)",
+      function() avxbuf.copy(b, 2, "y") end },
+    { "bad argument #3 to 'copy' (2 bytes do not fit at index 1 of a 1-byte buffer)",
+      function() avxbuf.copy(b, 1, "yz") end },
+    { "bad argument #5 to 'copy' (length 2 exceeds the 1 byte of the source from index 1)",
+      function() avxbuf.copy(b, 1, "y", 1, 2) end },
+    { "bad argument #3 to 'zero' (length 3 exceeds the 2 bytes of the buffer from index 1)",
+      function() avxbuf.zero(avxbuf.new(2), 1, 3) end },
+  } do
+    lu.assertStrContains(message(case[2]), case[1])
+  end
+end
+
 function TestBadInput.test_unallocatable_size_is_a_memory_error()
   if avxbuf.cpu().arch == "i386" then
     -- A 32-bit size_t caps a buffer at 1 GiB: more is a bad size (whether

@@ -51,7 +51,7 @@ const unsigned char *avxbuf_checkbytes(lua_State *L, int arg, size_t *len, buffe
 
 int avxbuf_checkbyte(lua_State *L, int arg)
 {
-  lua_Integer c = luaL_checkinteger(L, arg);
+  lua_Integer c = checkint(L, arg);
   luaL_argcheck(L, 0 <= c && c <= 255, arg, "byte must be from 0 to 255");
   return (int)c;
 }
@@ -74,6 +74,33 @@ size_t avxbuf_checksize(lua_State *L, int arg, lua_Integer n)
   luaL_argcheck(L, n >= 0, arg, "size must not be negative");
   luaL_argcheck(L, (unsigned long long)n <= MAX_LENGTH, arg, "size too large");
   return (size_t)n;
+}
+
+int avxbuf_toolarge(lua_State *L, int arg)
+{
+  return luaL_argerror(L, arg, avxbuf_pushf(L, "the buffer would exceed %llu bytes", (unsigned long long)MAX_LENGTH));
+}
+
+int avxbuf_isint(lua_State *L, int idx, lua_Integer lo, lua_Integer hi, lua_Integer *v)
+{
+  return lua_type(L, idx) == LUA_TNUMBER && testint(L, idx, v) && lo <= *v && *v <= hi;
+}
+
+lua_Integer avxbuf_intfield(lua_State *L, int arg, const char *name, lua_Integer lo, lua_Integer hi,
+                            lua_Integer dflt)
+{
+  lua_Integer v = dflt;
+  lua_getfield(L, arg, name);
+  int ok = lua_isnil(L, -1) ? lo <= dflt && dflt <= hi : avxbuf_isint(L, -1, lo, hi, &v);
+  lua_pop(L, 1);
+  if (!ok) {
+    /* the whole of lua_Integer's range: no bounds worth naming */
+    if (lo == AVXBUF_INTEGER_MIN && hi == AVXBUF_INTEGER_MAX)
+      luaL_argerror(L, arg, lua_pushfstring(L, "field '%s' must be an integer", name));
+    luaL_argerror(L, arg, avxbuf_pushf(L, "field '%s' must be an integer from %lld to %lld", name,
+                                       (long long)lo, (long long)hi));
+  }
+  return v;
 }
 
 /* string.sub's rules: negative from the end, then clipped to 1..len. */
@@ -116,7 +143,7 @@ size_t avxbuf_checkcount(lua_State *L, int arg, size_t off, size_t len, const ch
   if (n < 0)
     luaL_argerror(L, arg, avxbuf_pushf(L, "length %lld is negative", (long long)n));
   if ((unsigned long long)n > room)
-    luaL_argerror(L, arg, avxbuf_pushf(L, "length %lld exceeds the %lld bytes of %s from index %lld",
-                                       (long long)n, (long long)room, what, (long long)off + 1));
+    luaL_argerror(L, arg, avxbuf_pushf(L, "length %lld exceeds the %lld %s of %s from index %lld",
+                                       (long long)n, (long long)room, AVXBUF_BYTES(room), what, (long long)off + 1));
   return (size_t)n;
 }

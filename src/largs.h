@@ -14,6 +14,18 @@ const unsigned char *avxbuf_checkbytes(lua_State *L, int arg, size_t *len, buffe
 int avxbuf_checkbyte(lua_State *L, int arg);
 /* A buffer size: 0..MAX_LENGTH. */
 size_t avxbuf_checksize(lua_State *L, int arg, lua_Integer n);
+/* The one error of growth past MAX_LENGTH ("the buffer would exceed N
+ * bytes"), blaming argument arg. */
+int avxbuf_toolarge(lua_State *L, int arg);
+/* len + more, which argument arg asks to grow a buffer of len bytes to;
+ * avxbuf_toolarge beyond MAX_LENGTH. */
+static inline size_t avxbuf_checkgrowth(lua_State *L, int arg, size_t len, unsigned long long more)
+{
+  if (more > MAX_LENGTH - len) avxbuf_toolarge(L, arg);
+  return len + (size_t)more;
+}
+/* "n bytes" or "1 byte": the plural rule of every message that counts bytes. */
+#define AVXBUF_BYTES(n) ((n) == 1 ? "byte" : "bytes")
 /* string.sub's start rule: negative from the end, then at least 1. */
 size_t avxbuf_sub_start(lua_Integer i, size_t len);
 /* [*start, *start + count) for string.sub-style arguments i (default 1) and
@@ -25,22 +37,57 @@ size_t avxbuf_checkindex(lua_State *L, int arg, lua_Integer i, size_t len);
  * of it; `what` names the bytes in the error. */
 size_t avxbuf_checkcount(lua_State *L, int arg, size_t off, size_t len, const char *what);
 
-/* luaL_checkinteger and luaL_optinteger with the common case (an integer is
- * there) first: one API call instead of two or three on the hot path. */
-static inline lua_Integer checkint(lua_State *L, int arg)
+/* The one family of integer readers; every integer argument goes through
+ * one of them. testint and testoptint never raise: they are the fast tier
+ * of copy, zero and fill, which hand anything else to a checked tier.
+ * checkint and optint are luaL_checkinteger and luaL_optinteger with the
+ * common case (an integer is there) first: one API call instead of two or
+ * three on the hot path. */
+
+/* Argument arg as an integer (in *v): 1, or 0 for anything else. */
+static inline int testint(lua_State *L, int arg, lua_Integer *v)
 {
   int isint;
-  lua_Integer v = lua_tointegerx(L, arg, &isint);
-  return isint ? v : luaL_checkinteger(L, arg);
+  *v = lua_tointegerx(L, arg, &isint);
+  return isint;
+}
+
+/* Argument arg (of top) as an integer, or dflt when absent or nil: 1, or
+ * 0 for anything else. */
+static inline int testoptint(lua_State *L, int arg, int top, lua_Integer dflt, lua_Integer *v)
+{
+  *v = dflt;
+  if (arg > top) return 1;
+  lua_Integer i;
+  if (testint(L, arg, &i)) { *v = i; return 1; }
+  return lua_isnil(L, arg);
+}
+
+static inline lua_Integer checkint(lua_State *L, int arg)
+{
+  lua_Integer v;
+  return testint(L, arg, &v) ? v : luaL_checkinteger(L, arg);
 }
 
 static inline lua_Integer optint(lua_State *L, int arg, lua_Integer dflt)
 {
-  int isint;
-  lua_Integer v = lua_tointegerx(L, arg, &isint);
-  if (isint) return v;
+  lua_Integer v;
+  if (testint(L, arg, &v)) return v;
   return lua_isnoneornil(L, arg) ? dflt : luaL_checkinteger(L, arg);
 }
+
+/* lua_Integer's limits (LUA_MININTEGER and LUA_MAXINTEGER exist from 5.3 on). */
+#define AVXBUF_INTEGER_MAX ((lua_Integer)(~0ull >> (65 - 8 * sizeof(lua_Integer))))
+#define AVXBUF_INTEGER_MIN (-AVXBUF_INTEGER_MAX - 1)
+
+/* Whether the value at idx is a number with an integer value in lo..hi (a
+ * string is not one: a table's fields are not coerced), in *v. */
+int avxbuf_isint(lua_State *L, int idx, lua_Integer lo, lua_Integer hi, lua_Integer *v);
+/* Field `name` of the table at argument arg: such an integer, or dflt when
+ * it is nil (a dflt outside lo..hi makes the field required); anything
+ * else raises "field 'name' must be an integer from lo to hi" naming arg. */
+lua_Integer avxbuf_intfield(lua_State *L, int arg, const char *name, lua_Integer lo, lua_Integer hi,
+                            lua_Integer dflt);
 
 /* checkint for a size or count: a whole number beyond the Lua's own exact
  * integers (2^53 on 5.1, 5.2 and LuaJIT) but within lua_Integer is taken

@@ -152,7 +152,8 @@ void avxbuf_reserve(lua_State *L, lmodule *m, buffer *b, size_t need, size_t kee
   void *ud;
   lua_Alloc alloc = lua_getallocf(L, &ud);
   if (!avxbuf_grow(m, alloc, ud, b, need, keep))
-    luaL_error(L, "%s", avxbuf_pushf(L, "not enough memory for a buffer of %llu bytes", (unsigned long long)need));
+    luaL_error(L, "%s", avxbuf_pushf(L, "not enough memory for a buffer of %llu %s", (unsigned long long)need,
+                                     AVXBUF_BYTES(need)));
 }
 
 buffer *avxbuf_pushbuffer(lua_State *L, lmodule *m, int mt, size_t n)
@@ -281,9 +282,7 @@ static int l_reserve(lua_State *L)
   avxbuf_pace(L, m);
   lua_Integer n = avxbuf_checkwhole(L, 2);
   luaL_argcheck(L, n >= 0, 2, "count must not be negative");
-  if ((unsigned long long)n > MAX_LENGTH - b->len)
-    return luaL_argerror(L, 2, avxbuf_pushf(L, "the buffer would exceed %llu bytes", (unsigned long long)MAX_LENGTH));
-  avxbuf_reserve(L, m, b, b->len + (size_t)n, b->len);
+  avxbuf_reserve(L, m, b, avxbuf_checkgrowth(L, 2, b->len, (unsigned long long)n), b->len);
   lua_settop(L, 1);
   return 1;
 }
@@ -337,9 +336,7 @@ static int l_put(lua_State *L)
       p = v == b ? NULL : v->data;
       len = v->len;
     }
-    if (len > MAX_LENGTH - total)
-      return luaL_argerror(L, i, avxbuf_pushf(L, "the buffer would exceed %llu bytes", (unsigned long long)MAX_LENGTH));
-    total += len;
+    total = avxbuf_checkgrowth(L, i, total, len);
     if (i - 2 < PUT_CACHED) { piece[i - 2].p = p; piece[i - 2].len = len; }
   }
   avxbuf_reserve(L, m, b, total, b->len);
@@ -491,18 +488,6 @@ static int l_compactions(lua_State *L)
  * and the checked one, which raises the error naming the first bad
  * argument, in argument order, or does the work. */
 
-/* Argument arg (of top) as an integer, or dflt when absent or nil; 0 for
- * anything else. */
-static inline int fast_optint(lua_State *L, int arg, int top, lua_Integer dflt, lua_Integer *v)
-{
-  int isint;
-  *v = dflt;
-  if (arg > top) return 1;
-  lua_Integer i = lua_tointegerx(L, arg, &isint);
-  if (isint) { *v = i; return 1; }
-  return lua_isnil(L, arg);
-}
-
 /* The bytes from index i to the end of len bytes, or -1 when i is outside
  * 1..len + 1 (the checked tier then says so). */
 /* Compared as 64-bit numbers before any cast to size_t: on a 32-bit size_t,
@@ -532,8 +517,8 @@ static int copy_checked(lua_State *L)
   if (n > dst->len - doff) {
     /* An explicit length is to blame; a defaulted one means the source is too long. */
     int arg = lua_isnoneornil(L, 5) ? 3 : 5;
-    luaL_argerror(L, arg, avxbuf_pushf(L, "%lld bytes do not fit at index %lld of a %lld-byte buffer",
-                                (long long)n, (long long)di, (long long)dst->len));
+    luaL_argerror(L, arg, avxbuf_pushf(L, "%lld %s not fit at index %lld of a %lld-byte buffer", (long long)n,
+                                       n == 1 ? "byte does" : "bytes do", (long long)di, (long long)dst->len));
   }
   copy_bytes(buffer_module(L, dst), dst->data + doff, src + soff, n);
   return 0;
@@ -546,15 +531,12 @@ static int l_copy(lua_State *L)
   const unsigned char *src;
   size_t slen;
   lua_Integer di, si, n;
-  int isint;
-  if (dst == NULL) return copy_checked(L);
-  di = lua_tointegerx(L, 2, &isint);
-  if (!isint) return copy_checked(L);
+  if (dst == NULL || !testint(L, 2, &di)) return copy_checked(L);
   if ((sb = testbuffer(L, 3)) != NULL) { src = sb->data; slen = sb->len; }
   else if (lua_type(L, 3) == LUA_TSTRING) src = (const unsigned char *)lua_tolstring(L, 3, &slen);
   else return copy_checked(L);
   int top = lua_gettop(L);
-  if (!fast_optint(L, 4, top, 1, &si) || !fast_optint(L, 5, top, rest(si, slen), &n)
+  if (!testoptint(L, 4, top, 1, &si) || !testoptint(L, 5, top, rest(si, slen), &n)
       || !in_range(si, n, slen) || !in_range(di, n, dst->len) || dst->module == NULL)
     return copy_checked(L);
   /* only a buffer copied onto itself can overlap */
@@ -578,7 +560,7 @@ static inline int fill_range(lua_State *L, buffer *b, int c, int arg_i)
 {
   lua_Integer i, n;
   int top = lua_gettop(L);
-  if (!fast_optint(L, arg_i, top, 1, &i) || !fast_optint(L, arg_i + 1, top, rest(i, b->len), &n)
+  if (!testoptint(L, arg_i, top, 1, &i) || !testoptint(L, arg_i + 1, top, rest(i, b->len), &n)
       || !in_range(i, n, b->len) || b->module == NULL)
     return fill_checked(L, b, c, arg_i);
   fill_bytes(b->module, b->data + (i - 1), c, (size_t)n);
@@ -596,8 +578,8 @@ static int l_zero(lua_State *L)
 static int l_fill(lua_State *L)
 {
   buffer *b = testbuffer(L, 1);
-  int isint;
-  lua_Integer c = lua_tointegerx(L, 2, &isint);
+  lua_Integer c;
+  int isint = testint(L, 2, &c);
   if (b == NULL) b = checkbuffer(L, 1);   /* argument 1 is checked before argument 2 */
   if (!isint || c < 0 || c > 255) c = avxbuf_checkbyte(L, 2);
   return fill_range(L, b, (int)c, 3);

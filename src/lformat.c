@@ -58,10 +58,9 @@ static int plain_pass(lua_State *L, const char *fmt, size_t flen, unsigned char 
       const unsigned char *p = plain_bytes(L, arg++, &len);
       ok = p && emit(out, &n, p, len);
     } else if (fmt[k] == 'd' || fmt[k] == 'i') {
-      int isint;
-      lua_Integer v = lua_tointegerx(L, arg, &isint);
+      lua_Integer v;
       char digits[32];
-      ok = isint && lua_type(L, arg++) == LUA_TNUMBER && emit(out, &n, digits, format_int(digits, v));
+      ok = lua_type(L, arg) == LUA_TNUMBER && testint(L, arg++, &v) && emit(out, &n, digits, format_int(digits, v));
     } else {
       return 0;   /* flags, widths, other conversions */
     }
@@ -169,8 +168,7 @@ static int l_putf(lua_State *L)
   size_t flen, total;
   const char *fmt = lua_tolstring(L, 2, &flen);
   if (plain_pass(L, fmt, flen, NULL, &total)) {
-    luaL_argcheck(L, total <= MAX_LENGTH - b->len, 2, "the buffer would be too large");
-    avxbuf_reserve(L, m, b, b->len + total, b->len);
+    avxbuf_reserve(L, m, b, avxbuf_checkgrowth(L, 2, b->len, total), b->len);
     plain_pass(L, fmt, flen, b->data + b->len, &total);
   } else {
     /* The call runs Lua code (and makes strings, which can run a
@@ -186,8 +184,7 @@ static int l_putf(lua_State *L)
     }
     check_integer_conversions(L, fmt, flen, top);
     const char *s = lua_tolstring(L, -1, &total);
-    luaL_argcheck(L, total <= MAX_LENGTH - b->len, 2, "the buffer would be too large");
-    avxbuf_reserve(L, m, b, b->len + total, b->len);
+    avxbuf_reserve(L, m, b, avxbuf_checkgrowth(L, 2, b->len, total), b->len);
     memcpy(b->data + b->len, s, total);
   }
   buffer_setlen(b, b->len + total);

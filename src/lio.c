@@ -66,8 +66,7 @@ static int l_read(lua_State *L)
   if (!lua_isnoneornil(L, 3)) {
     lua_Integer n = checkint(L, 3);
     luaL_argcheck(L, n >= 0, 3, "count must not be negative");
-    luaL_argcheck(L, (unsigned long long)n <= MAX_LENGTH - old, 3, "the buffer would be too large");
-    want = (size_t)n;
+    want = avxbuf_checkgrowth(L, 3, old, (unsigned long long)n) - old;
   }
   while (got < want) {
     size_t chunk = want - got;

@@ -58,20 +58,6 @@ static void set_results(lua_State *L, int n, int rounds, double (*v)[MAX_ROUNDS]
   }
 }
 
-/* Field `name` of the table at argument 1, as an integer in [lo, hi]
- * (dflt when absent and dflt >= lo); errors name argument 1 and the field. */
-static lua_Integer int_field(lua_State *L, const char *name, lua_Integer lo, lua_Integer hi, lua_Integer dflt)
-{
-  int isint;
-  lua_getfield(L, 1, name);
-  lua_Integer v = lua_tointegerx(L, -1, &isint);
-  if (lua_isnil(L, -1) && dflt >= lo) v = dflt, isint = 1;
-  lua_pop(L, 1);
-  if (!isint || v < lo || v > hi)
-    luaL_argerror(L, 1, lua_pushfstring(L, "field '%s' must be an integer from %d to %d", name, (int)lo, (int)hi));
-  return v;
-}
-
 static void run(const avxbuf_kernel *k, int op, unsigned char *d, const unsigned char *s, size_t n, long reps)
 {
   for (long r = 0; r < reps; r++) {
@@ -100,8 +86,8 @@ static int l_measure(lua_State *L)
   while (ops[op] && (op_name == NULL || strcmp(ops[op], op_name))) op++;
   if (ops[op] == NULL) luaL_argerror(L, 1, "field 'op' must be \"copy\", \"zero\" or \"fill\"");
   lua_pop(L, 1);
-  lua_Integer size = int_field(L, "size", 1, (lua_Integer)1 << 30, 0);
-  lua_Integer rounds = int_field(L, "rounds", 1, MAX_ROUNDS, 0);
+  lua_Integer size = avxbuf_intfield(L, 1, "size", 1, (lua_Integer)1 << 30, 0);
+  lua_Integer rounds = avxbuf_intfield(L, 1, "rounds", 1, MAX_ROUNDS, 0);
   lua_getfield(L, 1, "min_time");
   double min_time = lua_isnil(L, -1) ? 20e-6 : lua_tonumber(L, -1);
   luaL_argcheck(L, min_time > 0 && min_time <= 1, 1, "field 'min_time' must be in (0, 1] seconds");
@@ -268,11 +254,11 @@ static int l_measure_clock(lua_State *L)
   static const char *const ops[] = { "copy", "zero", "fill", NULL };
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_settop(L, 1);
-  lua_Integer rounds = int_field(L, "rounds", 1, MAX_ROUNDS, 0);
-  lua_Integer size = int_field(L, "size", 64, (lua_Integer)1 << 20, 4096);
-  lua_Integer burst_us = int_field(L, "burst_us", 1, 100000, 200);
-  lua_Integer settle_us = int_field(L, "settle_us", 0, 100000, 5000);
-  lua_Integer adds = int_field(L, "adds", MIN_ADDS, MAX_ADDS, DEFAULT_ADDS);
+  lua_Integer rounds = avxbuf_intfield(L, 1, "rounds", 1, MAX_ROUNDS, 0);
+  lua_Integer size = avxbuf_intfield(L, 1, "size", 64, (lua_Integer)1 << 20, 4096);
+  lua_Integer burst_us = avxbuf_intfield(L, 1, "burst_us", 1, 100000, 200);
+  lua_Integer settle_us = avxbuf_intfield(L, 1, "settle_us", 0, 100000, 5000);
+  lua_Integer adds = avxbuf_intfield(L, 1, "adds", MIN_ADDS, MAX_ADDS, DEFAULT_ADDS);
   lua_getfield(L, 1, "chain");
   const char *chain = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
   int imul = chain && strcmp(chain, "imul") == 0;

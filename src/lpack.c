@@ -98,7 +98,7 @@ static size_t check_values(lua_State *L, const avxbuf_pk_chunk *c, int fmt_arg, 
     size_t body = op->size;
     switch (op->kind) {
     case PK_INT: case PK_UINT: {
-      lua_Integer n = luaL_checkinteger(L, *arg);
+      lua_Integer n = checkint(L, *arg);
       if (op->size < SZINT) {
         if (op->kind == PK_INT) {
           lua_Integer lim = (lua_Integer)1 << (op->size * NB - 1);
@@ -216,10 +216,8 @@ typedef struct sink {
  * buffer's bytes and what the pass wrote past them. */
 static unsigned char *place(lua_State *L, sink *k, size_t at, size_t n)
 {
-  if (n > MAX_LENGTH - k->base - at)
-    luaL_argerror(L, k->fmt_arg, avxbuf_pushf(L, "the buffer would exceed %llu bytes", (unsigned long long)MAX_LENGTH));
   size_t end = k->base + at;
-  avxbuf_reserve(L, k->m, k->b, end + n, end > k->b->len ? end : k->b->len);
+  avxbuf_reserve(L, k->m, k->b, avxbuf_checkgrowth(L, k->fmt_arg, end, n), end > k->b->len ? end : k->b->len);
   k->gen = k->b->gen;
   return k->b->data + end;
 }
@@ -269,8 +267,7 @@ static int l_pack(lua_State *L)
       avxbuf_checkindex(L, 2, i, b->len);
       total = pack_pass(L, m, fmt, len, fmt_arg, NULL);
       k.base = avxbuf_checkindex(L, 2, i, b->len);
-      if (total > MAX_LENGTH - k.base)
-        luaL_argerror(L, fmt_arg, avxbuf_pushf(L, "the buffer would exceed %llu bytes", (unsigned long long)MAX_LENGTH));
+      avxbuf_checkgrowth(L, fmt_arg, k.base, total);
       /* All the room first: growing fails before a byte is written over
        * the buffer's own, or not at all (growth runs no Lua code). */
       if (k.base + total > b->len) avxbuf_reserve(L, m, b, k.base + total, b->len);
@@ -338,8 +335,8 @@ static void get_float(void *dst, const unsigned char *p, size_t size, int little
 
 static void too_short(lua_State *L, int arg, size_t need, size_t pos, size_t len)
 {
-  luaL_argerror(L, arg, avxbuf_pushf(L, "data too short: %llu bytes needed at index %llu of a %llu-byte buffer",
-                                     (unsigned long long)need, (unsigned long long)pos + 1,
+  luaL_argerror(L, arg, avxbuf_pushf(L, "data too short: %llu %s needed at index %llu of a %llu-byte buffer",
+                                     (unsigned long long)need, AVXBUF_BYTES(need), (unsigned long long)pos + 1,
                                      (unsigned long long)len));
 }
 

@@ -102,7 +102,7 @@ static const char *const ops[] = { "copy", "zero", "fill", "find", NULL };
 static int l_kernel(lua_State *L)
 {
   int op = luaL_checkoption(L, 1, NULL, ops);
-  lua_Integer n = luaL_checkinteger(L, 2);
+  lua_Integer n = checkint(L, 2);
   luaL_argcheck(L, n >= 0, 2, "size must not be negative");
   static const char *const which_names[] = { "picked", "vector", "streaming", NULL };
   int which = luaL_checkoption(L, 3, "picked", which_names);
@@ -211,13 +211,12 @@ static int l_config(lua_State *L)
 static avxbuf_value read_knob_value(lua_State *L)
 {
   avxbuf_value v = { KV_OTHER, 0, NULL, 0 };
-  int isint;
+  lua_Integer i;
   switch (lua_type(L, -1)) {
   case LUA_TBOOLEAN: v.kind = KV_BOOLEAN; v.integer = lua_toboolean(L, -1); break;
   case LUA_TSTRING: v.kind = KV_WORD; v.word = lua_tolstring(L, -1, &v.len); break;
   case LUA_TNUMBER:
-    v.integer = (long long)lua_tointegerx(L, -1, &isint);
-    if (isint) v.kind = KV_INTEGER;
+    if (testint(L, -1, &i)) v.kind = KV_INTEGER, v.integer = (long long)i;
     break;
   }
   return v;
@@ -321,20 +320,6 @@ static int l_cpu(lua_State *L)
   return 1;
 }
 
-static uint32_t reg_field(lua_State *L, const char *name)
-{
-  lua_Integer v = 0;
-  int t = lua_getfield(L, 1, name);
-  if (t != LUA_TNIL) {
-    int isint;
-    v = lua_tointegerx(L, -1, &isint);
-    if (t != LUA_TNUMBER || !isint || v < 0 || v > 0xFFFFFFFF)
-      luaL_argerror(L, 1, lua_pushfstring(L, "field '%s' must be an integer from 0 to 0xFFFFFFFF", name));
-  }
-  lua_pop(L, 1);
-  return (uint32_t)v;
-}
-
 /* What the plan picks for an operation (one of ops[]) at every size, as
  * {{from = 0, kernel = name}, {from = n, kernel = name}, ...}: the kernel
  * changes only at the plan's thresholds. */
@@ -365,6 +350,9 @@ static void push_picks(lua_State *L, const avxbuf_plan *p, int op)
   }
 }
 
+/* The largest value of a 32-bit CPUID register. */
+#define REG_MAX ((lua_Integer)0xFFFFFFFF)
+
 /* decide{leaves = ...}: leaves[leaf][subleaf] = {eax, ebx, ecx, edx}; what
  * is missing reads as zeros. */
 typedef struct { lua_State *L; int idx; } leaf_table;
@@ -386,26 +374,16 @@ static void table_cpuid(void *ctx, uint32_t leaf, uint32_t sub, uint32_t r[4])
   if (rawget_int(L, t->idx, leaf) == LUA_TTABLE && rawget_int(L, top + 1, sub) == LUA_TTABLE) {
     int regs = top + 2;
     for (int i = 0; i < 4; i++) {
-      int isint;
+      lua_Integer v;
       rawget_int(L, regs, i + 1);
-      lua_Integer v = lua_tointegerx(L, -1, &isint);
-      if (!isint || v < 0 || v > 0xFFFFFFFF)
-        luaL_argerror(L, 1, avxbuf_pushf(L, "leaves[0x%X][%u][%d] must be an integer from 0 to 0xFFFFFFFF",
-                                         (unsigned)leaf, (unsigned)sub, i + 1));
+      if (!avxbuf_isint(L, -1, 0, REG_MAX, &v))
+        luaL_argerror(L, 1, avxbuf_pushf(L, "leaves[0x%X][%u][%d] must be an integer from 0 to %lld",
+                                         (unsigned)leaf, (unsigned)sub, i + 1, (long long)REG_MAX));
       r[i] = (uint32_t)v;
       lua_pop(L, 1);
     }
   }
   lua_settop(L, top);   /* the leaf's table, and its sub-leaf's when there is one */
-}
-
-/* Whether the key at index k is an integer from 0 to 0xFFFFFFFF (a leaf or
- * sub-leaf number). */
-static int is_register_index(lua_State *L, int k)
-{
-  int isint;
-  lua_Integer n = lua_tointegerx(L, k, &isint);
-  return lua_type(L, k) == LUA_TNUMBER && isint && n >= 0 && n <= 0xFFFFFFFF;
 }
 
 /* A dump's shape, checked before anything is read from it (what is missing
@@ -416,20 +394,20 @@ static void check_leaves(lua_State *L, int t)
 {
   lua_pushnil(L);
   while (lua_next(L, t)) {
-    if (!is_register_index(L, -2))
+    lua_Integer leaf, sub;   /* leaf and sub-leaf numbers: register values */
+    if (!avxbuf_isint(L, -2, 0, REG_MAX, &leaf))
       luaL_argerror(L, 1, lua_pushfstring(L, "field 'leaves' has key '%s', not a leaf number",
                                           luaL_tolstring(L, -2, NULL)));
-    unsigned leaf = (unsigned)lua_tointegerx(L, -2, NULL);
     if (lua_type(L, -1) != LUA_TTABLE)
-      luaL_argerror(L, 1, avxbuf_pushf(L, "leaves[0x%X] must be a table of sub-leaves", leaf));
+      luaL_argerror(L, 1, avxbuf_pushf(L, "leaves[0x%X] must be a table of sub-leaves", (unsigned)leaf));
     lua_pushnil(L);
     while (lua_next(L, -2)) {
-      if (!is_register_index(L, -2))
-        luaL_argerror(L, 1, avxbuf_pushf(L, "leaves[0x%X] has key '%s', not a sub-leaf number", leaf,
+      if (!avxbuf_isint(L, -2, 0, REG_MAX, &sub))
+        luaL_argerror(L, 1, avxbuf_pushf(L, "leaves[0x%X] has key '%s', not a sub-leaf number", (unsigned)leaf,
                                          luaL_tolstring(L, -2, NULL)));
       if (lua_type(L, -1) != LUA_TTABLE)
-        luaL_argerror(L, 1, avxbuf_pushf(L, "leaves[0x%X][%u] must be a table of 4 registers", leaf,
-                                         (unsigned)lua_tointegerx(L, -2, NULL)));
+        luaL_argerror(L, 1, avxbuf_pushf(L, "leaves[0x%X][%u] must be a table of 4 registers", (unsigned)leaf,
+                                         (unsigned)sub));
       lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -462,16 +440,8 @@ static int l_decide(lua_State *L)
     { "leaf7_edx", offsetof(avxbuf_cpuid_raw, leaf7_edx) }, { "leaf7_1_eax", offsetof(avxbuf_cpuid_raw, leaf7_1_eax) },
   };
   for (size_t i = 0; i < NFIELDS(regs); i++)
-    *(uint32_t *)((char *)&raw + regs[i].offset) = reg_field(L, regs[i].name);
-  lua_Integer xcr0 = 0;
-  if (lua_getfield(L, 1, "xcr0") != LUA_TNIL) {
-    int isint;
-    xcr0 = lua_tointegerx(L, -1, &isint);
-    if (lua_type(L, -1) != LUA_TNUMBER || !isint)
-      luaL_argerror(L, 1, "field 'xcr0' must be an integer");
-  }
-  lua_pop(L, 1);
-  raw.xcr0 = (uint64_t)xcr0;
+    *(uint32_t *)((char *)&raw + regs[i].offset) = (uint32_t)avxbuf_intfield(L, 1, regs[i].name, 0, REG_MAX, 0);
+  raw.xcr0 = (uint64_t)avxbuf_intfield(L, 1, "xcr0", AVXBUF_INTEGER_MIN, AVXBUF_INTEGER_MAX, 0);
   int leaves = lua_getfield(L, 1, "leaves");
   if (leaves != LUA_TNIL && leaves != LUA_TTABLE)
     luaL_argerror(L, 1, "field 'leaves' must be a table of CPUID leaves (bench/lib/cpuid_dump.lua reads one)");
