@@ -8,9 +8,10 @@
  *   lmodule.c   the module record, the anchor and buffer types' checks
  *   largs.c     argument checks and index rules
  *   lbuffer.c   buffers: construction, growth, reads, copy/zero/fill
- *   linspect.c  find, compare, hex; == < <= .. and tostring
+ *   linspect.c  compare, hex, ref; == < <= .. and tostring
  *   lpack.c     pack and unpack (the format parser: packfmt.c)
- *   lmatch.c    find, match, gmatch: Lua 5.4's patterns (the matcher: match.c)
+ *   lmatch.c    the plain search (find, rfind, split's), and find, match,
+ *               gmatch: Lua 5.4's patterns (the matcher: match.c)
  *   lformat.c   putf: string.format into a buffer
  *   lsplit.c    lines and split: iterators over pieces of a buffer
  *   lio.c       reading and writing files

@@ -1,4 +1,4 @@
-/* Looking at bytes without changing them: find, compare, hex dumps, and the
+/* Looking at bytes without changing them: compare, hex dumps, and the
  * metamethods that compare and concatenate. Buffers behave as LuaJIT's
  * string.buffer does where it has an answer (tostring and .. give strings),
  * and compare by bytes, not by the locale, where it has none (== < <=). */
@@ -9,41 +9,6 @@
 #include "largs.h"
 #include "lbuffer.h"
 #include "lfuncs.h"
-
-/* buf:rfind(s [, init]) -> start, end | nil: the last plain occurrence of s
- * (a string or a buffer) that starts at or before init; find mirrored.
- * init: negative counts from the end (string.sub's rule, unclamped); below 1
- * after that nothing starts there (nil, whatever s); past the last possible
- * start it is that start. Absent, the last occurrence anywhere. The empty
- * string occurs at every index 1 .. #buf + 1: the answer is init, at most
- * #buf + 1 (also when absent), and init - 1. */
-static int l_rfind(lua_State *L)
-{
-  buffer *b = checkbuffer(L, 1);
-  size_t m;
-  const unsigned char *needle = avxbuf_checkbytes(L, 2, &m, NULL);
-  lua_Integer init = optint(L, 3, (lua_Integer)b->len + 1);
-  if (init < 0) init += (lua_Integer)b->len + 1;
-  if (init < 1 || m > b->len) {
-    luaL_pushfail(L);
-    return 1;
-  }
-  /* the latest start allowed, 0-based, and the bytes a match there can reach */
-  size_t at = (unsigned long long)init > b->len ? b->len : (size_t)init - 1;
-  if (m > 0) {
-    size_t n = at + m < b->len ? at + m : b->len;
-    const unsigned char *p = avxbuf_pick_find(&buffer_module(L, b)->state.plan, n)
-                               ->rfind(b->data, n, needle, m);
-    if (p == NULL) {
-      luaL_pushfail(L);
-      return 1;
-    }
-    at = (size_t)(p - b->data);
-  }
-  lua_pushinteger(L, (lua_Integer)at + 1);
-  lua_pushinteger(L, (lua_Integer)(at + m));
-  return 2;
-}
 
 /* By unsigned bytes, then by length: memcmp's order, extended. */
 static int compare_bytes(const unsigned char *a, size_t la, const unsigned char *b, size_t lb)
@@ -223,7 +188,6 @@ const luaL_Reg avxbuf_inspect_funcs[] = {
 
 const luaL_Reg avxbuf_inspect_methods[] = {
   { "hex", l_hex }, { "ref", l_ref },
-  { "rfind", l_rfind },
   { NULL, NULL }
 };
 

@@ -1,8 +1,10 @@
-/* buf:find, buf:match and buf:gmatch: Lua 5.4's string.find, string.match
- * and string.gmatch on the bytes of a buffer, on every Lua version (the
- * matcher is match.c, ours, not the running Lua's string library). A plain
- * search (no magic byte in the needle, or plain = true) goes to the vector
- * kernels, and its needle may be a buffer; a pattern is a Lua string.
+/* Searching a buffer: the plain search with the vector kernels (find's,
+ * rfind, and split's separator, lsplit.c), and buf:find, buf:match and
+ * buf:gmatch: Lua 5.4's string.find, string.match and string.gmatch on the
+ * bytes of a buffer, on every Lua version (the matcher is match.c, ours,
+ * not the running Lua's string library). A plain search (no magic byte in
+ * the needle, or plain = true) goes to the vector kernels, and its needle
+ * may be a buffer; a pattern is a Lua string.
  *
  * The matcher runs on b->data and b->len read right before it and
  * allocates nothing; its results are offsets. Pushing them allocates (the
@@ -20,6 +22,7 @@
 #include "largs.h"
 #include "lbuffer.h"
 #include "lfuncs.h"
+#include "lmatch.h"
 #include "match.h"
 
 /* Where the captured bytes are copied before any string is made: the C
@@ -167,8 +170,31 @@ static int find_or_match(lua_State *L, buffer *b, const char *p, size_t plen, lu
   }
 }
 
-/* A plain search with the vector kernels: string.find(s, needle, init,
- * true) with Lua 5.4's rules for init and the empty needle. */
+/* ---- plain search: find's, rfind, split's separator ------------------------ */
+
+const unsigned char *avxbuf_search(lua_State *L, const buffer *b, size_t off, size_t n,
+                                   const unsigned char *needle, size_t m, int reverse)
+{
+  const avxbuf_kernel *k = avxbuf_pick_find(&buffer_module(L, b)->state.plan, n);
+  return (reverse ? k->rfind : k->find)(b->data + off, n, needle, m);
+}
+
+/* What find and rfind return for an empty needle at offset at, or for the
+ * m bytes at p (NULL: none): start and end, or fail. */
+static int push_found(lua_State *L, const buffer *b, size_t at, const unsigned char *p, size_t m)
+{
+  if (m > 0 && p == NULL) {
+    luaL_pushfail(L);
+    return 1;
+  }
+  if (m > 0) at = (size_t)(p - b->data);
+  lua_pushinteger(L, (lua_Integer)at + 1);
+  lua_pushinteger(L, (lua_Integer)(at + m));
+  return 2;
+}
+
+/* string.find(s, needle, init, true) with Lua 5.4's rules for init and the
+ * empty needle. */
 static int plain_find(lua_State *L, buffer *b, const unsigned char *needle, size_t m, lua_Integer i)
 {
   size_t init = avxbuf_sub_start(i, b->len) - 1;
@@ -176,21 +202,35 @@ static int plain_find(lua_State *L, buffer *b, const unsigned char *needle, size
     luaL_pushfail(L);
     return 1;
   }
-  size_t at = init;
-  if (m > 0) {
-    size_t n = b->len - init;
-    const unsigned char *p = avxbuf_pick_find(&buffer_module(L, b)->state.plan, n)
-                               ->find(b->data + init, n, needle, m);
-    if (p == NULL) {
-      luaL_pushfail(L);
-      return 1;
-    }
-    at = (size_t)(p - b->data);
-  }
-  lua_pushinteger(L, (lua_Integer)at + 1);
-  lua_pushinteger(L, (lua_Integer)(at + m));
-  return 2;
+  size_t n = b->len - init;
+  return push_found(L, b, init, m > 0 ? avxbuf_search(L, b, init, n, needle, m, 0) : NULL, m);
 }
+
+/* buf:rfind(s [, init]) -> start, end | nil: the last plain occurrence of s
+ * (a string or a buffer) that starts at or before init; find mirrored.
+ * init: negative counts from the end (string.sub's rule, unclamped); below 1
+ * after that nothing starts there (nil, whatever s); past the last possible
+ * start it is that start. Absent, the last occurrence anywhere. The empty
+ * string occurs at every index 1 .. #buf + 1: the answer is init, at most
+ * #buf + 1 (also when absent), and init - 1. */
+static int l_rfind(lua_State *L)
+{
+  buffer *b = checkbuffer(L, 1);
+  size_t m;
+  const unsigned char *needle = avxbuf_checkbytes(L, 2, &m, NULL);
+  lua_Integer init = optint(L, 3, (lua_Integer)b->len + 1);
+  if (init < 0) init += (lua_Integer)b->len + 1;
+  if (init < 1 || m > b->len) {
+    luaL_pushfail(L);
+    return 1;
+  }
+  /* the latest start allowed, 0-based, and the bytes a match there can reach */
+  size_t at = (unsigned long long)init > b->len ? b->len : (size_t)init - 1;
+  size_t n = at + m < b->len ? at + m : b->len;
+  return push_found(L, b, at, m > 0 ? avxbuf_search(L, b, 0, n, needle, m, 1) : NULL, m);
+}
+
+/* ---- patterns --------------------------------------------------------------- */
 
 /* buf:find(pattern [, init [, plain]]) -> start, end, captures... | nil */
 static int l_find(lua_State *L)
@@ -302,6 +342,6 @@ static int l_gmatch(lua_State *L)
 }
 
 const luaL_Reg avxbuf_match_methods[] = {
-  { "find", l_find }, { "match", l_match }, { "gmatch", l_gmatch },
+  { "find", l_find }, { "rfind", l_rfind }, { "match", l_match }, { "gmatch", l_gmatch },
   { NULL, NULL }
 };

@@ -8,6 +8,7 @@
 #include "largs.h"
 #include "lbuffer.h"
 #include "lfuncs.h"
+#include "lmatch.h"
 
 /* Upvalues of both iterators: the module's anchor (as every function of
  * the binding has, for avxbuf_module), the buffer, the 0-based offset of
@@ -101,10 +102,7 @@ static int split_step(lua_State *L)
   }
   size_t off = (size_t)pos, end = len;
   const unsigned char *p = NULL;
-  if (m <= len - off) {
-    size_t n = len - off;
-    p = avxbuf_pick_find(&buffer_module(L, b)->state.plan, n)->find(b->data + off, n, sep, m);
-  }
+  if (m <= len - off) p = avxbuf_search(L, b, off, len - off, sep, m, 0);
   if (p) end = (size_t)(p - b->data);
   set_pos(L, p ? (lua_Integer)(end + m) : -1);   /* no separator: that was the last piece */
   lua_pushinteger(L, (lua_Integer)off + 1);
