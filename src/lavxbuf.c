@@ -15,7 +15,8 @@
  *   lformat.c   putf: string.format into a buffer
  *   lsplit.c    lines and split: iterators over pieces of a buffer
  *   lio.c       reading and writing files
- *   lsettings.c knobs, kernels, the CPU and the policy as Lua tables
+ *   lsettings.c knobs and kernels as Lua tables
+ *   lcpu.c      the CPU and the policy as Lua tables (cpu, decide)
  *   lmeasure.c  kernels timed from C, and tune (lua/avxbuf/tune.lua decides)
  *   lcapi.c     the C API table of include/avxbuf.h
  *   lluajit.c   LuaJIT: hands copy/zero/fill/put/pack... to lua/avxbuf/ffi.lua
@@ -30,7 +31,7 @@
 /* What each table gets, from the files that define it. */
 static const luaL_Reg *const meta[] = { avxbuf_buffer_meta, avxbuf_inspect_meta, NULL };
 static const luaL_Reg *const funcs[] = { avxbuf_buffer_funcs, avxbuf_inspect_funcs, avxbuf_settings_funcs,
-                                         avxbuf_measure_funcs, NULL };
+                                         avxbuf_cpu_funcs, avxbuf_measure_funcs, NULL };
 static const luaL_Reg *const methods[] = {
   avxbuf_buffer_methods, avxbuf_inspect_methods, avxbuf_pack_methods, avxbuf_io_methods, avxbuf_match_methods,
   avxbuf_format_methods, avxbuf_split_methods, NULL };

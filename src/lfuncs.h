@@ -8,6 +8,7 @@
 
 extern const luaL_Reg avxbuf_buffer_funcs[], avxbuf_buffer_methods[], avxbuf_buffer_meta[];   /* lbuffer.c */
 extern const luaL_Reg avxbuf_settings_funcs[];   /* lsettings.c */
+extern const luaL_Reg avxbuf_cpu_funcs[];        /* lcpu.c */
 extern const luaL_Reg avxbuf_inspect_funcs[], avxbuf_inspect_methods[], avxbuf_inspect_meta[];   /* linspect.c */
 extern const luaL_Reg avxbuf_pack_methods[];     /* lpack.c */
 extern const luaL_Reg avxbuf_io_methods[];       /* lio.c */
