@@ -27,6 +27,7 @@
 
 #include "lmodule.h"
 #include "lfuncs.h"
+#include "packfmt.h"
 
 /* What each table gets, from the files that define it. */
 static const luaL_Reg *const meta[] = { avxbuf_buffer_meta, avxbuf_inspect_meta, NULL };
@@ -88,14 +89,19 @@ static lmodule *push_anchor(lua_State *L)
   void *ud;
   lua_Alloc alloc = lua_getallocf(L, &ud);
   lmodule *m = (lmodule *)alloc(ud, NULL, 0, sizeof *m);
-  if (m == NULL) luaL_error(L, "not enough memory");
+  avxbuf_pk_cache *packs = m ? (avxbuf_pk_cache *)alloc(ud, NULL, 0, sizeof *packs) : NULL;
+  if (packs == NULL) {
+    if (m) alloc(ud, m, sizeof *m, 0);
+    luaL_error(L, "not enough memory");
+  }
   memset(m, 0, sizeof *m);   /* every counter starts at 0, whatever fields come */
   avxbuf_state_init(&m->state, getenv("AVXBUF_OPTIONS"), warn_stderr, NULL);
   avxbuf_capi_init(&m->api);
   m->alloc = alloc;
   m->alloc_ud = ud;
   m->refs = 1;
-  avxbuf_pk_cache_init(&m->packs);
+  avxbuf_pk_cache_init(packs);
+  m->packs = packs;
   a->module = m;
   a->api = &m->api;
   lua_pushvalue(L, -1);

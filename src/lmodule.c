@@ -1,6 +1,7 @@
 /* The module record and the identities of avxbuf's userdata: the keys
  * whose addresses make their cookies, and the checks that read them. */
 #include "lmodule.h"
+#include "packfmt.h"
 
 const char avxbuf_cookie_key, avxbuf_anchor_key;
 
@@ -23,6 +24,7 @@ void avxbuf_module_unref(lua_State *L, lmodule *m)
   if (--m->refs > 0) return;
   void *ud;
   lua_Alloc alloc = lua_getallocf(L, &ud);
+  if (m->packs) alloc(ud, m->packs, sizeof *m->packs, 0);
   alloc(ud, m, sizeof *m, 0);
 }
 

@@ -10,7 +10,6 @@
 #include "compat.h"
 #include "gcpoints.h"
 #include "dispatch.h"
-#include "packfmt.h"
 #include "../include/avxbuf.h"
 
 #define BUFFER_NAME "avxbuf.buffer"
@@ -37,7 +36,8 @@ typedef struct lmodule {
   lua_Alloc alloc;      /* the state's allocator when the module was made, for */
   void *alloc_ud;       /* growth where there is no state (the FFI path) */
   size_t refs;
-  avxbuf_pk_cache packs; /* formats of pack and unpack, compiled */
+  struct avxbuf_pk_cache *packs;   /* lpack.c's compiled formats: their own block, */
+                                   /* made and freed with the record (packfmt.h) */
   size_t compactions;   /* unread bytes moved to a block's base: times, and */
   size_t compacted;     /* bytes (avxbuf.compactions(), for the specs) */
 } lmodule;

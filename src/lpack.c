@@ -23,7 +23,7 @@ typedef struct reader {
 
 static const avxbuf_pk_chunk *first_ops(lmodule *m, reader *r, const char *fmt, size_t len)
 {
-  const avxbuf_pk_chunk *cached = avxbuf_pk_cached(&m->packs, fmt, len);
+  const avxbuf_pk_chunk *cached = avxbuf_pk_cached(m->packs, fmt, len);
   if (cached != NULL) {
     memcpy(&r->c, cached, offsetof(avxbuf_pk_chunk, op) + (size_t)cached->n * sizeof cached->op[0]);
     r->c.more = 0;
