@@ -341,6 +341,15 @@ local function apply(b, s, m)
   return s
 end
 
+-- The schedule's change at this step, if any, made to b and to its model
+-- s; the buffer must still hold what the model says. Returns the model.
+local function follow(b, s, step, sched, what)
+  local m = sched(step, s)
+  if m then s = apply(b, s, m) end
+  h.assert_bytes(b:tostring(), s, what .. ": the model")
+  return s
+end
+
 -- Walks b:lines(init) while sched(step, s) changes the buffer after each
 -- line, and follows it with a model: each step reads the buffer as it is
 -- then, from just past the newline of the line before. After a line that
@@ -365,9 +374,7 @@ local function walk_lines(s, init, sched, what)
                           got and show(got) or "the end", show(want), show(s)), 0)
     end
     pos, open = nl or #s, not nl
-    local m = sched(step, s)
-    if m then s = apply(b, s, m) end
-    h.assert_bytes(b:tostring(), s, what .. ": the model")
+    s = follow(b, s, step, sched, what)
   end
   error(what .. ": no end")
 end
@@ -394,9 +401,7 @@ local function walk_split(s, sep, init, sched, what)
     end
     lu.assertTrue(j <= #b, what .. ": the piece lies in the buffer")
     if a then pos = a + #sep else done = true end
-    local m = sched(step, s)
-    if m then s = apply(b, s, m) end
-    h.assert_bytes(b:tostring(), s, what .. ": the model")
+    s = follow(b, s, step, sched, what)
   end
   error(what .. ": no end")
 end

@@ -27,9 +27,12 @@ void avxbuf_gcpoint(lua_State *L);
 static inline void gcpoint_before(lua_State *L) { if (GC_COLLECTS_FIRST) avxbuf_gcpoint(L); }
 static inline void gcpoint_after(lua_State *L) { if (!GC_COLLECTS_FIRST) avxbuf_gcpoint(L); }
 
-static inline void gcpoint_if_number(lua_State *L, int idx)
+/* s, a conversion's result, after the collection it may have run: only
+ * one that made a string of a number (was_number, read before) allocated. */
+static inline const char *gcpoint_converted(lua_State *L, int was_number, const char *s)
 {
-  if (lua_type(L, idx) == LUA_TNUMBER) avxbuf_gcpoint(L);
+  if (was_number) avxbuf_gcpoint(L);
+  return s;
 }
 
 static inline void torture_pushlstring(lua_State *L, const char *s, size_t n)
@@ -72,9 +75,7 @@ static inline void *torture_newuserdata(lua_State *L, size_t size)
 static inline const char *torture_tolstring(lua_State *L, int idx, size_t *len)
 {
   int number = lua_type(L, idx) == LUA_TNUMBER;
-  const char *s = (lua_tolstring)(L, idx, len);
-  if (number) avxbuf_gcpoint(L);
-  return s;
+  return gcpoint_converted(L, number, (lua_tolstring)(L, idx, len));
 }
 #undef lua_tolstring
 #define lua_tolstring torture_tolstring
@@ -82,9 +83,7 @@ static inline const char *torture_tolstring(lua_State *L, int idx, size_t *len)
 static inline const char *torture_checklstring(lua_State *L, int arg, size_t *len)
 {
   int number = lua_type(L, arg) == LUA_TNUMBER;
-  const char *s = (luaL_checklstring)(L, arg, len);
-  if (number) avxbuf_gcpoint(L);
-  return s;
+  return gcpoint_converted(L, number, (luaL_checklstring)(L, arg, len));
 }
 #undef luaL_checklstring
 #define luaL_checklstring torture_checklstring
