@@ -47,6 +47,7 @@ build = {
             "src/lformat.c",
             "src/lsplit.c",
             "src/lsettings.c",
+            "src/lcpu.c",
             "src/lmeasure.c",
             "src/lcapi.c",
             "src/lluajit.c",
