@@ -321,3 +321,47 @@ function TestJit.test_compiled_pack_writes_what_string_pack_writes()
   end
   lu.assertTrue(packed_ok > N_CASES / 2, "valid formats: " .. packed_ok)
 end
+
+-- The compiled reads against the string library, each call hot enough to
+-- be compiled: tostring(i, j) and byte(i) at every index either side of
+-- the ends (the forms the FFI path leaves to C included), split's pieces
+-- against a string.find loop, over many iterators (each split makes one).
+-- The string library's results are taken interpreted, once: LuaJIT
+-- 2.1.0-beta3's compiled s:sub(i, j) gave "," for (","):sub(-2, -3).
+local function subs(s, n)
+  local t = {}
+  for i = -n - 2, n + 2 do
+    for j = -n - 2, n + 2 do t[#t + 1] = s:sub(i, j) end
+  end
+  return t
+end
+if rawget(_G, "jit") then jit.off(subs) end
+function TestJit.test_compiled_reads_give_what_the_string_library_gives()
+  needs_jit()
+  for _, s in ipairs { "", ",", "a", "ab,c,,d,", ",,x" .. ("y"):rep(70) .. ",z" } do
+    local b, n = avxbuf.from(s), #s
+    local want_sub = subs(s, n)
+    local bad
+    for _ = 1, 60 do
+      local k = 0
+      for i = -n - 2, n + 2 do
+        if b:byte(i) ~= s:byte(i) then bad = bad or ("byte(%d)"):format(i) end
+        for j = -n - 2, n + 2 do
+          k = k + 1
+          if b:tostring(i, j) ~= want_sub[k] then bad = bad or ("tostring(%d, %d)"):format(i, j) end
+        end
+      end
+      local want, p = {}, 1
+      while true do
+        local at = s:find(",", p, true)
+        want[#want + 1] = p .. ":" .. (at and at - 1 or n)
+        if not at then break end
+        p = at + 1
+      end
+      local got = {}
+      for i, j in b:split(",") do got[#got + 1] = i .. ":" .. j end
+      if table.concat(got, " ") ~= table.concat(want, " ") then bad = bad or "split: " .. table.concat(got, " ") end
+    end
+    lu.assertNil(bad, ("%q"):format(s))
+  end
+end

@@ -725,9 +725,21 @@ return function(avxbuf, c)
     if j < 0 then j = len + j + 1 elseif j > len then j = len end
     return i - 1, j
   end
-  -- (buf:tostring stays C's: compiled like byte below, it crashed LuaJIT
-  -- 2.1.0-beta3 in spec/oom_cases.lua, which calls it in a hot loop around
-  -- failing allocations; docs/streams.md.)
+  -- buf:tostring(i, j) with both given, 1 <= i <= j <= #buf: those bytes.
+  -- Every other form (defaults, negative or empty ranges) is the C
+  -- function's, which owns string.sub's rules. The pointer is made before
+  -- the check (run by the interpreter, pointer arithmetic makes a cdata).
+  local c_tostring = methods.tostring
+  methods.tostring = function(buf, i, j)
+    local b = as_buffer(buf)
+    if b ~= nil and whole(i) and whole(j) and i >= 1 and i <= j then
+      local g = b.gen
+      local in_range = j <= b.len
+      local p = b.data + (i - 1)
+      if in_range and b.gen == g then return fstring(p, j - i + 1) end
+    end
+    return c_tostring(buf, i, j)
+  end
   methods.byte = function(buf, i, j)
     local b = as_buffer(buf)
     if b ~= nil and j == nil and (i == nil or index(i)) then
