@@ -365,3 +365,24 @@ function TestJit.test_compiled_reads_give_what_the_string_library_gives()
     lu.assertNil(bad, ("%q"):format(s))
   end
 end
+
+-- A loop over many splits runs their pieces in one loop trace, guarded on
+-- the iterators' prototype: a trace guarded on the first iterator (the
+-- closure itself) sent every later iterator's pieces through side exits.
+function TestJit.test_split_pieces_stay_in_one_trace_across_iterators()
+  needs_jit()
+  h.needs_children()
+  local dump = traces_of([[
+local avxbuf = require "avxbuf"
+local b = avxbuf.from(("abc,"):rep(50))
+local n = 0
+for _ = 1, 2000 do
+  for i, j in b:split(",") do n = n + j - i + 1 end
+end
+assert(n == 2000 * 150, n)
+]])
+  local first = dump:match("\n?%-%-%-%- TRACE 1 start.-%-%-%-%- TRACE 1 stop[^\n]*")
+  lu.assertNotNil(first, dump:sub(1, 2000))
+  lu.assertStrContains(first, "func.pc")
+  lu.assertStrContains(first, "stop -> loop")
+end

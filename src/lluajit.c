@@ -82,16 +82,34 @@ static void ffi_consume(buffer *b, size_t n)
  * e is the offset of the first occurrence of needle (m >= 1 bytes), found
  * 1, or the length when there is none (found 0): buf:find's plain search,
  * with the kernel b's plan picks, and split's. */
+static const unsigned char *search_from(const buffer *b, size_t off, const unsigned char *needle, size_t m)
+{
+  size_t n = b->len - off;
+  /* One byte: memchr (glibc's is vectorised), without the plan's pick. */
+  return m > n ? NULL
+         : m == 1 ? memchr(b->data + off, needle[0], n)
+         : avxbuf_pick_find(&b->module->state.plan, n)->find(b->data + off, n, needle, m);
+}
+
 static double ffi_search(const buffer *b, uint32_t gen, size_t off, const unsigned char *needle, size_t m)
 {
   if (b->gen != gen || b->module == NULL) return -2;
   if (off > b->len) return -1;
-  size_t n = b->len - off;
-  /* One byte: memchr (glibc's is vectorised), without the plan's pick. */
-  const unsigned char *p = m > n ? NULL
-                           : m == 1 ? memchr(b->data + off, needle[0], n)
-                           : avxbuf_pick_find(&b->module->state.plan, n)->find(b->data + off, n, needle, m);
+  const unsigned char *p = search_from(b, off, needle, m);
   return p ? 2.0 * (double)(p - b->data) + 1 : 2.0 * (double)b->len;
+}
+
+/* split's step, from offset off of b: -2 and -1 as ffi_search; else the
+ * offset of the next separator sep (m >= 1 bytes), or -3 - the length when
+ * there is none (the last piece). The caller's next position is then one
+ * add away from the result, where ffi_search's 2 * e + found took a chain
+ * of floating-point operations that the next search waited for. */
+static double ffi_split(const buffer *b, uint32_t gen, size_t off, const unsigned char *sep, size_t m)
+{
+  if (b->gen != gen || b->module == NULL) return -2;
+  if (off > b->len) return -1;
+  const unsigned char *p = search_from(b, off, sep, m);
+  return p ? (double)(p - b->data) : -3.0 - (double)b->len;
 }
 
 /* The line of b from offset off: -2 when the generation changed, -1 when
@@ -165,8 +183,9 @@ static void push_entries(lua_State *L, lmodule *m)
   const struct { const char *name; uintptr_t fn; } entries[] = {
     { "copy", (uintptr_t)&ffi_copy }, { "fill", (uintptr_t)&ffi_fill }, { "grow", (uintptr_t)&ffi_grow },
     { "consume", (uintptr_t)&ffi_consume }, { "search", (uintptr_t)&ffi_search }, { "line", (uintptr_t)&ffi_line },
+    { "split", (uintptr_t)&ffi_split },
   };
-  lua_createtable(L, 0, 11);
+  lua_createtable(L, 0, 12);
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
     lua_pushlightuserdata(L, (void *)entries[i].fn);
     lua_setfield(L, -2, entries[i].name);

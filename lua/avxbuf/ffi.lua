@@ -417,6 +417,7 @@ return function(avxbuf, c)
   local c_consume = cast("void (*)(avxbuf_buffer *, size_t)", c.consume)
   local c_search = cast("double (*)(const avxbuf_buffer *, uint32_t, size_t, const char *, size_t)", c.search)
   local c_line = cast("double (*)(const avxbuf_buffer *, uint32_t, size_t)", c.line)
+  local c_split_step = cast("double (*)(const avxbuf_buffer *, uint32_t, size_t, const char *, size_t)", c.split)
   -- Read live: configure() rewrites them in place.
   local copy_upto = cast("const int *", c.copy_inline_upto)
   local fill_upto = cast("const int *", c.fill_inline_upto)
@@ -867,13 +868,15 @@ return function(avxbuf, c)
       local d = as_buffer(v)
       if d == nil or type(at) ~= "number" or type(m) ~= "string" or #m == 0 then replaced("split") end
       if pos < 0 then return nil end
-      local r = c_search(d, d.gen, pos, sep, #sep)
-      if r >= 0 then
-        local found = r % 2
-        local e = (r - found) / 2
-        local i = pos + 1
-        pos = found * (e + #sep + 1) - 1   -- no separator: that was the last piece
-        return i, e
+      local r = c_split_step(d, d.gen, pos, sep, #sep)
+      local i = pos + 1
+      if r >= 0 then   -- a separator at offset r
+        pos = r + #sep
+        return i, r
+      end
+      if r <= -3 then   -- none: the last piece, to the end
+        pos = -1
+        return i, -3 - r
       end
       if r == -1 then
         pos = -1
@@ -882,6 +885,17 @@ return function(avxbuf, c)
       c_iter = c_split(buf, sep, pos + 1)
       return c_iter()
     end
+  end
+
+  -- Three iterators of each kind, made now: LuaJIT specialises a trace to
+  -- the closure it calls until that closure's prototype has made three
+  -- (PROTO_CLC_POLY, lj_obj.h; to its prototype from then on), so a loop
+  -- trace recorded over a program's first split specialised to that one
+  -- iterator, and every later split's pieces left it at each step through
+  -- a chain of side traces (-jdump: the guard on the closure).
+  do
+    local probe = avxbuf.from("a")
+    for _ = 1, 3 do probe:lines(); probe:split(",") end
   end
 
   -- A number as the C function writes it (lua_tolstring's format; `..`
