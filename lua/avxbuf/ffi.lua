@@ -741,14 +741,16 @@ return function(avxbuf, c)
     end
     return c_tostring(buf, i, j)
   end
+  -- buf:byte(i) for 1 <= i <= #buf, compared with the int64_t length
+  -- itself (no conversion of it in the trace); a default, a negative index
+  -- or a range is the C function's.
   methods.byte = function(buf, i, j)
     local b = as_buffer(buf)
-    if b ~= nil and j == nil and (i == nil or index(i)) then
+    if b ~= nil and j == nil and whole(i) and i >= 1 then
       local g = b.gen
-      local len = tonumber(b.len)
-      local off = (i or 1) < 0 and len + i or (i or 1) - 1
+      local in_range = i <= b.len
       local p = b.data
-      if off >= 0 and off < len and b.gen == g then return p[off] end
+      if in_range and b.gen == g then return p[i - 1] end
     end
     return c_byte(buf, i, j)
   end
