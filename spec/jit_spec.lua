@@ -386,3 +386,37 @@ assert(n == 2000 * 150, n)
   lu.assertStrContains(first, "func.pc")
   lu.assertStrContains(first, "stop -> loop")
 end
+
+-- The FFI path reads the generation as an int32_t (a uint32_t would be a
+-- double in a trace: a conversion each way per step) and C as a uint32_t:
+-- the same 4 bytes, so a step past 2^31 - 1 or 2^32 - 1 made by the FFI
+-- path is the step C makes, and the reads and consumption around it,
+-- compiled, give what the string library gives.
+function TestJit.test_the_generation_wraps_as_c_counts_it()
+  needs_jit()
+  local ffi = require "ffi"
+  local view = ffi.typeof("struct { uintptr_t cookie; int64_t len; unsigned char *data; int64_t cap; uint32_t gen; } *")
+  local text = ("0123456789abcdef"):rep(8)
+  for _, start in ipairs { 2 ^ 31 - 2, 2 ^ 32 - 2 } do
+    local b = avxbuf.from(text)
+    local g = ffi.cast(view, b)
+    g.gen = start
+    local seen, bad, s = {}, nil, text
+    for k = 1, 200 do
+      local before = tonumber(g.gen)
+      b:skip(1)
+      local after = tonumber(g.gen)
+      seen[#seen + 1] = after
+      if after ~= (before + 1) % 2 ^ 32 then bad = bad or ("skip: %d -> %d"):format(before, after) end
+      local c = text:sub(k % 128 + 1, k % 128 + 1)
+      b:put(c)
+      s = s:sub(2) .. c
+      if b:tostring(3, 18) ~= s:sub(3, 18) then bad = bad or ("tostring at step %d"):format(k) end
+      if b:byte(5) ~= s:byte(5) then bad = bad or ("byte at step %d"):format(k) end
+      if b:get(0) ~= "" then bad = bad or "get(0)" end
+    end
+    lu.assertNil(bad, ("from %d"):format(start))
+    local moved = (seen[#seen] - start) % 2 ^ 32   -- past the boundary, by a step per operation
+    lu.assertTrue(moved >= 200 and moved < 2000, ("from %d: %d ... %d"):format(start, seen[1], seen[#seen]))
+  end
+end

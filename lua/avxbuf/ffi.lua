@@ -17,12 +17,14 @@ local ffi = require "ffi"
 
 -- The first fields of src/lmodule.h's buffer (len and cap as int64_t, so
 -- that comparisons with Lua numbers compile: the layout holds where size_t
--- has 64 bits), checked against the C module's own offsets at load. Every
--- other fact (the plan, the kernels, the pick) stays in C, behind the entry
--- points of src/lluajit.c.
+-- has 64 bits; gen, C's uint32_t, as int32_t: the same bytes and the same
+-- steps modulo 2^32, but an integer in a trace, where a uint32_t is a
+-- double converted each way at every step), checked against the C
+-- module's own offsets at load. Every other fact (the plan, the kernels,
+-- the pick) stays in C, behind the entry points of src/lluajit.c.
 if not pcall(ffi.typeof, "avxbuf_buffer") then
   ffi.cdef [[
-    typedef struct { uintptr_t cookie; int64_t len; unsigned char *data; int64_t cap; uint32_t gen; } avxbuf_buffer;
+    typedef struct { uintptr_t cookie; int64_t len; unsigned char *data; int64_t cap; int32_t gen; } avxbuf_buffer;
   ]]
 end
 
@@ -435,7 +437,7 @@ return function(avxbuf, c)
       error("avxbuf.ffi: the buffer layout does not match this avxbuf.so (" .. field .. ")")
     end
   end
-  if ffi.sizeof("int64_t") ~= layout.len_size or ffi.sizeof("uint32_t") ~= layout.gen_size then
+  if ffi.sizeof("int64_t") ~= layout.len_size or ffi.sizeof("int32_t") ~= layout.gen_size then
     error("avxbuf.ffi: the buffer's field sizes do not match this avxbuf.so")
   end
 
@@ -783,14 +785,17 @@ return function(avxbuf, c)
     return c_find(buf, needle, init, flag)
   end
   -- n bytes (fewer when fewer remain) consumed from the front, as
-  -- c_consume does, without a call when nothing changed on the way.
+  -- c_consume does, without a call when nothing changed on the way. The
+  -- arithmetic stays in int64_t: through Lua numbers (tonumber, min) each
+  -- consumption waited on two conversions of the one before it.
   local function consume(b, n)
     local g = b.gen
-    local len = tonumber(b.len)
-    local k = min(n, len)
-    local p, cap = b.data + k, b.cap - k
+    local len = b.len
+    local k = len
+    if n < len then k = n end
+    local p, cap, rest = b.data + k, b.cap - k, len - k
     if b.gen == g then
-      b.data, b.cap, b.len, b.gen = p, cap, len - k, g + 1
+      b.data, b.cap, b.len, b.gen = p, cap, rest, g + 1
       return
     end
     c_consume(b, n)
@@ -813,7 +818,7 @@ return function(avxbuf, c)
   methods.skip = function(buf, n)
     local b = as_buffer(buf)
     if b ~= nil and whole(n) and n >= 0 and n <= EXACT then
-      c_consume(b, n)   -- (a call: faster here than consume's stores, bench/ffi.lua --reads)
+      consume(b, n)
       return buf
     end
     return c_skip(buf, n)
