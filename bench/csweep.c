@@ -55,13 +55,38 @@ static const unsigned char *volatile found;
  * pointer and called, once a repetition. Chosen once before the loop, so
  * that no row pays for the choice: choosing at every call, with the C
  * library tested first, charged each kernel row a few more compares and
- * loads per call than the libc row, enough to matter below 1 KiB. */
+ * loads per call than the libc row, enough to matter below 1 KiB. Each
+ * loop is a function of its own starting on a 64-byte boundary, as the
+ * kernels do (src/kernels/kernels.h): loops placed anywhere in one
+ * function ran the same call at speeds a few percent apart, which the
+ * rows' ratios then carried. */
 static void *(*volatile v_memmove)(void *, const void *, size_t);
 static void *(*volatile v_memset)(void *, int, size_t);
 static const unsigned char *(*volatile v_memmem)(const void *, size_t, const void *, size_t);
 static volatile avxbuf_copy_fn v_copy;
 static volatile avxbuf_fill_fn v_fill;
 static volatile avxbuf_find_fn v_find;
+
+#define TIMED_LOOP static __attribute__((noinline, aligned(64))) void
+TIMED_LOOP libc_copy(unsigned char *d, const unsigned char *s, size_t n, long reps)
+{ for (long r = 0; r < reps; r++) v_memmove(d, s, n); }
+TIMED_LOOP libc_fill(unsigned char *d, int byte, size_t n, long reps)
+{ for (long r = 0; r < reps; r++) v_memset(d, byte, n); }
+TIMED_LOOP libc_find(const unsigned char *s, size_t n, const unsigned char *needle, long reps)
+{ for (long r = 0; r < reps; r++) found = v_memmem(s, n, needle, NEEDLE); }
+/* The default: what a caller of avxbuf_copy runs, plan and all. */
+TIMED_LOOP default_copy(unsigned char *d, const unsigned char *s, size_t n, long reps)
+{ for (long r = 0; r < reps; r++) avxbuf_copy(&state.plan, d, s, n, OV_NONE); }
+TIMED_LOOP default_fill(unsigned char *d, int byte, size_t n, long reps)
+{ for (long r = 0; r < reps; r++) avxbuf_fill(&state.plan, d, byte, n); }
+TIMED_LOOP default_find(const unsigned char *s, size_t n, const unsigned char *needle, long reps)
+{ for (long r = 0; r < reps; r++) found = avxbuf_pick_find(&state.plan, n)->find(s, n, needle, NEEDLE); }
+TIMED_LOOP kernel_copy(unsigned char *d, const unsigned char *s, size_t n, long reps)
+{ for (long r = 0; r < reps; r++) v_copy(d, s, n); }
+TIMED_LOOP kernel_fill(unsigned char *d, int byte, size_t n, long reps)
+{ for (long r = 0; r < reps; r++) v_fill(d, byte, n); }
+TIMED_LOOP kernel_find(const unsigned char *s, size_t n, const unsigned char *needle, long reps)
+{ for (long r = 0; r < reps; r++) found = v_find(s, n, needle, NEEDLE); }
 
 static void run(const timed *t, int op, unsigned char *d, const unsigned char *s, size_t n, long reps)
 {
@@ -70,19 +95,18 @@ static void run(const timed *t, int op, unsigned char *d, const unsigned char *s
   if (t->k == &libc_direct) {
     v_memmove = c_memmove; v_memset = c_memset;
     v_memmem = (const unsigned char *(*)(const void *, size_t, const void *, size_t))c_memmem;
-    if (op == OP_COPY) for (long r = 0; r < reps; r++) v_memmove(d, s, n);
-    else if (op == OP_FIND) for (long r = 0; r < reps; r++) found = v_memmem(s, n, needle, NEEDLE);
-    else for (long r = 0; r < reps; r++) v_memset(d, byte, n);
-  } else if (t->k == NULL) {   /* the default: what a caller of avxbuf_copy runs, plan and all */
-    if (op == OP_COPY) for (long r = 0; r < reps; r++) avxbuf_copy(&state.plan, d, s, n, OV_NONE);
-    else if (op == OP_FIND)
-      for (long r = 0; r < reps; r++) found = avxbuf_pick_find(&state.plan, n)->find(s, n, needle, NEEDLE);
-    else for (long r = 0; r < reps; r++) avxbuf_fill(&state.plan, d, byte, n);
+    if (op == OP_COPY) libc_copy(d, s, n, reps);
+    else if (op == OP_FIND) libc_find(s, n, needle, reps);
+    else libc_fill(d, byte, n, reps);
+  } else if (t->k == NULL) {
+    if (op == OP_COPY) default_copy(d, s, n, reps);
+    else if (op == OP_FIND) default_find(s, n, needle, reps);
+    else default_fill(d, byte, n, reps);
   } else {
     v_copy = t->k->copy; v_fill = (t->fill_k ? t->fill_k : t->k)->fill; v_find = t->k->find;
-    if (op == OP_COPY) for (long r = 0; r < reps; r++) v_copy(d, s, n);
-    else if (op == OP_FIND) for (long r = 0; r < reps; r++) found = v_find(s, n, needle, NEEDLE);
-    else for (long r = 0; r < reps; r++) v_fill(d, byte, n);
+    if (op == OP_COPY) kernel_copy(d, s, n, reps);
+    else if (op == OP_FIND) kernel_find(s, n, needle, reps);
+    else kernel_fill(d, byte, n, reps);
   }
 }
 
@@ -137,13 +161,18 @@ static void shuffle(int *order, int n)
 static void measure(cell *c, unsigned char *d, const unsigned char *s)
 {
   double secs[MAX_TIMED][MAX_ROUNDS];
-  long reps = 1;
-  /* Calibrate on the C library: enough repetitions for min_time. */
-  for (;;) {
-    double t0 = now();
-    run(&rows[libc_row], c->op, d, s, c->n, reps);
-    if (now() - t0 >= min_time || reps > (1L << 30)) break;
-    reps *= 2;
+  long reps[MAX_TIMED];
+  /* Each row calibrated on itself: enough repetitions for min_time. With
+   * every row given the C library's count, a streaming row at a size it
+   * runs 50x slower at held the round for milliseconds of stores to
+   * memory, and every row of the cell, the C library's least, then ran
+   * slower (zero and fill of 512 B-1 KiB, docs/benchmarks.md). */
+  for (int i = 0; i < nrows; i++) {
+    for (reps[i] = 1;; reps[i] *= 2) {
+      double t0 = now();
+      run(&rows[i], c->op, d, s, c->n, reps[i]);
+      if (now() - t0 >= min_time || reps[i] > (1L << 30)) break;
+    }
   }
   for (int round = 0; round < rounds; round++) {
     /* Each round in an order of its own: in one fixed order every row
@@ -160,8 +189,8 @@ static void measure(cell *c, unsigned char *d, const unsigned char *s)
        * row otherwise. */
       run(&rows[i], c->op, d, s, c->n, 1);
       double t0 = now();
-      run(&rows[i], c->op, d, s, c->n, reps);
-      secs[i][round] = (now() - t0) / (double)reps;
+      run(&rows[i], c->op, d, s, c->n, reps[i]);
+      secs[i][round] = (now() - t0) / (double)reps[i];
     }
   }
   for (int i = 0; i < nrows; i++) {

@@ -119,7 +119,7 @@ static inline const avxbuf_kernel *avxbuf_pick_find(const avxbuf_plan *p, size_t
  * small pieces buf:put assembles, cost more than the move). */
 static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, size_t n, avxbuf_overlap ov)
 {
-  if (n < p->copy_small_below) {
+  if (__builtin_expect(n < p->copy_small_below, 1)) {
     if (n <= p->copy_le16_upto) copy_le16((unsigned char *)d, (const unsigned char *)s, n);
     else p->copy_small_fn(d, s, n);
     return;
@@ -131,7 +131,7 @@ static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, siz
 
 static inline void avxbuf_fill(const avxbuf_plan *p, void *d, int byte, size_t n)
 {
-  if (n < p->fill_small_below) {
+  if (__builtin_expect(n < p->fill_small_below, 1)) {
     if (n <= p->fill_le16_upto) fill_le16((unsigned char *)d, byte, n);
     else p->fill_small_fn(d, byte, n);
     return;
