@@ -116,7 +116,10 @@ static inline const avxbuf_kernel *avxbuf_pick_find(const avxbuf_plan *p, size_t
 /* An operation of n bytes with the kernel the plan picks. Up to 16 bytes a
  * vector kernel runs small.h's scalar moves and nothing else, so they run
  * here, inline: the same instructions without the call (which, for the
- * small pieces buf:put assembles, cost more than the move). */
+ * small pieces buf:put assembles, cost more than the move). The small path
+ * is marked likely so that a caller's loop keeps its compares and the call
+ * together: laid out by GCC's own guess, csweep's loop of them straddled
+ * two cache lines. */
 static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, size_t n, avxbuf_overlap ov)
 {
   if (__builtin_expect(n < p->copy_small_below, 1)) {
