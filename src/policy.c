@@ -168,7 +168,7 @@ static void thresholds(const avxbuf_cpu *cpu, const cpu_row *row, avxbuf_default
   int intel_erms = cpu->has[F_ERMS] && cpu->vendor_id != V_AMD;
   long long vec = avxbuf_level_width(out->use_avx);
   if (row && row->strings == S_FSRM_TO_L2 && cpu->has[F_FSRM] && cpu->l2) {
-    out->rep_movsb_threshold = 32 << 10;
+    out->rep_movsb_threshold = (32 << 10) - 1;   /* taken above it: from 32 KiB */
     out->rep_movsb_stop_threshold = (long long)cpu->l2;
     out->rep_stosb_threshold = 0;
     out->thresholds_source = "this processor's row (docs/policy.md): rep movsb from 32 KiB to the L2 size";
