@@ -10,49 +10,9 @@ local lu = require "luaunit"
 local h = require "helpers"
 local avxbuf = h.avxbuf
 
--- A finalizer that runs f once, at the (delay + 1)th collection from now
--- (each collection that finds it makes the next one), while its handle is
--- live; handle.ran says whether it has. Setting handle.live = false
--- allocates nothing: a test ends the window with it. With every
--- allocation (or, in the torture build, every point) a collection, delays
--- 0, 1, 2, ... fire it at each point of an operation in turn. (Lua 5.1 and
--- LuaJIT finalize userdata only: newproxy makes one.)
-local function arm(f, delay)
-  local handle = { live = true, ran = false }
-  local function make(k)
-    local function gc()
-      if not handle.live then return end
-      if k > 0 then make(k - 1) else handle.ran = true; f() end
-    end
-    if newproxy then
-      getmetatable(newproxy(true)).__gc = gc
-    else
-      setmetatable({}, { __gc = gc })
-    end
-  end
-  make(delay or 0)
-  return handle
-end
+local arm, aggressive = h.arm, h.aggressive
 
 local DELAYS = h.LIGHT and 6 or 24
-
--- Collect after every allocation, as far as each Lua lets a program ask.
-local function aggressive(body)
-  if _VERSION == "Lua 5.4" then
-    collectgarbage("incremental", 1, 1000)
-    local ok, err = pcall(body)
-    collectgarbage("incremental", 200, 100, 13)
-    if not ok then error(err, 0) end
-  else
-    -- pause 0: every allocation steps; step multiplier 0: a step is a
-    -- whole cycle, finalizers included (lgc.c / lj_gc.c)
-    local pause, stepmul = collectgarbage("setpause", 0), collectgarbage("setstepmul", 0)
-    local ok, err = pcall(body)
-    collectgarbage("setpause", pause)
-    collectgarbage("setstepmul", stepmul)
-    if not ok then error(err, 0) end
-  end
-end
 
 -- On LuaJIT the FFI path runs interpreted and compiled: both.
 local function each_mode(body)

@@ -293,37 +293,8 @@ local function check_against_oracle(ops, part)
   if #bad > 0 then lu.fail(#bad .. " differences from Lua 5.4 (the first 10):\n" .. table.concat(bad, "\n")) end
 end
 
--- A finalizer that runs f at the (delay + 1)th collection from now while
--- handle.live (as spec/gc_spec.lua arms them), and a collector that runs
--- a cycle at (nearly) every allocation.
-local function arm(f, delay)
-  local handle = { live = true, ran = false }
-  local function make(k)
-    local function gc()
-      if not handle.live then return end
-      if k > 0 then make(k - 1) else handle.ran = true; f() end
-    end
-    if newproxy then getmetatable(newproxy(true)).__gc = gc else setmetatable({}, { __gc = gc }) end
-  end
-  make(delay)
-  return handle
-end
-
-local function aggressive(body)
-  local ok, err
-  if _VERSION == "Lua 5.4" then
-    collectgarbage("incremental", 1, 1000)
-    ok, err = pcall(body)
-    collectgarbage("incremental", 200, 100, 13)
-  else
-    local pause, stepmul = collectgarbage("setpause", 0), collectgarbage("setstepmul", 0)
-    ok, err = pcall(body)
-    collectgarbage("setpause", pause)
-    collectgarbage("setstepmul", stepmul)
-  end
-  collectgarbage()
-  if not ok then error(err, 0) end
-end
+-- Finalizers and the collector as spec/gc_spec.lua sets them (spec/helpers.lua).
+local arm, aggressive = h.arm, h.aggressive
 
 local DELAYS = h.LIGHT and 6 or 20
 
