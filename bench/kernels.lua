@@ -3,14 +3,12 @@
 -- median of interleaved rounds, and each one's ratio to libc in the same run.
 -- Also the cost of small operations from Lua, in ns.
 -- lua5.4 bench/kernels.lua [--quick] [--json FILE] [--svg FILE] [--ops copy,zero,fill]
-package.path = "lua/?.lua;lua/?/init.lua;bench/lib/?.lua;" .. package.path
-package.cpath = "build/?.so;build/bench/?.so;" .. package.cpath
-local argparse = require "argparse"
+local cli = dofile "bench/lib/cli.lua"
 local avxbuf = require "avxbuf"
 local bench = require "harness"
 local kernels = require "kernel_list"
 
-local parser = argparse("kernels.lua", "avxbuf kernel sweep against glibc")
+local parser = cli.argparse("kernels.lua", "avxbuf kernel sweep against glibc")
 parser:flag("--quick", "fewer sizes and rounds (under a minute)")
 parser:option("--json", "write all results to this file")
 parser:option("--svg", "draw GB/s against size to this file")

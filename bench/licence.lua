@@ -4,23 +4,18 @@
 -- at once by the clock probe, interleaved with scalar baselines and an
 -- A/A pair of them; the table a person reads, and the report as JSON.
 -- lua5.4 bench/licence.lua [--seconds S] [--pin CPU|none] [--json FILE]
-package.path = "lua/?.lua;lua/?/init.lua;bench/lib/?.lua;" .. package.path
-package.cpath = "build/?.so;" .. package.cpath
-local argparse = require "argparse"
+local cli = dofile "bench/lib/cli.lua"
 local avxbuf = require "avxbuf"
-local counters = require "avxbuf.counters"
 local bench = require "harness"
 
-local parser = argparse("licence.lua", "the core clock after each vector family's burst, against scalar code")
+local parser = cli.argparse("licence.lua", "the core clock after each vector family's burst, against scalar code")
 parser:option("--seconds", "CPU time for the probe (at least 8 rounds run whatever it says)", "2")
-parser:option("--pin", "pin the process to this CPU, or none; default: the last CPU it may run on", nil)
+cli.pin_option(parser)
 parser:option("--json", "write the report to this file")
 local args = parser:parse()
 
 -- One CPU: the probe measures the core it runs on.
-local allowed = counters.cpus()
-local pin = args.pin ~= "none" and (tonumber(args.pin) or (#allowed > 1 and allowed[#allowed])) or nil
-if pin then assert(counters.pin(pin)) end
+local pin = cli.pin(parser, args.pin)
 
 local cpu = avxbuf.cpu()
 print(string.format("# %s (%s, family 0x%X, model 0x%02X, stepping %d)%s", cpu.brand, cpu.uarch, cpu.family,

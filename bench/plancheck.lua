@@ -18,15 +18,13 @@
 -- library's row where glibc itself ran rep movsb (its rep_movsb_threshold and
 -- rep_movsb_stop_threshold there, from ld.so --list-diagnostics); other such
 -- cells are counted as unjudged.
-package.path = "lua/?.lua;bench/lib/?.lua;" .. package.path
-package.cpath = "build/?.so;" .. package.cpath
-local argparse = require "argparse"
+local cli = dofile "bench/lib/cli.lua"
 local cjson = require "cjson"
 local avxbuf = require "avxbuf"
 local bench = require "harness"
 local cpuid_dump = require "cpuid_dump"
 
-local parser = argparse("plancheck.lua", "the policy's picks for a recorded machine against its sweeps")
+local parser = cli.argparse("plancheck.lua", "the policy's picks for a recorded machine against its sweeps")
 parser:option("--dump", "judge the picks for the machine of this CPUID dump (cpuid -r)")
 parser:option("--xcr0", "its XCR0", "0xE7")
 parser:option("--rep-movsb-as", "ROW:FROM:TO: rep_movsb's figures from this row at sizes FROM <= n < TO")

@@ -5,9 +5,7 @@
 -- each with a 95% confidence interval (lua/avxbuf/stats.lua says how).
 -- lua5.4 bench/transform.lua [--quick] [--rounds N] [--seconds S] [--warmup N]
 --                           [--rows "knobs;knobs"] [--pin CPU|none] [--clock cpu|wall] [--json FILE]
-package.path = "lua/?.lua;lua/?/init.lua;bench/lib/?.lua;" .. package.path
-package.cpath = "build/?.so;" .. package.cpath
-local argparse = require "argparse"
+local cli = dofile "bench/lib/cli.lua"
 local avxbuf = require "avxbuf"
 local counters = require "avxbuf.counters"
 local bench = require "harness"
@@ -15,13 +13,12 @@ local transform = require "transform"
 local stats = require "avxbuf.stats"
 local licence = require "avxbuf.licence"
 
-local parser = argparse("transform.lua", "xml.transform analog: throughput per vector width, with licence counters")
+local parser = cli.argparse("transform.lua", "xml.transform analog: throughput per vector width, with licence counters")
 parser:option("--rounds", "measured rounds (every row once per round); default 15, 10 with --quick")
 parser:option("--seconds", "measure for at least this long per row", "0")
 parser:option("--warmup", "unmeasured iterations per row", "2")
 parser:option("--rows", 'custom rows as knob strings, e.g. "use_avx=2;use_avx=3 max_vector_size=32"')
-parser:option("--pin", "pin the process to this CPU, or none; default: the last CPU it may run on, "
-              .. "when it may run on more than one")
+cli.pin_option(parser)
 parser:option("--clock", "time by process CPU time (cpu) or elapsed time (wall)", "cpu"):choices { "cpu", "wall" }
 parser:option("--json", "write the results to this file")
 parser:flag("--quick", "small documents and 10 rounds: all rows in about 30 s")
@@ -61,15 +58,7 @@ local function skip_reason(knobs)
 end
 
 -- One CPU, so that the process, its counters and its licence stay together.
-local allowed = counters.cpus()
-local pin_cpu = args.pin ~= "none" and (tonumber(args.pin) or (#allowed > 1 and allowed[#allowed])) or nil
-if args.pin and args.pin ~= "none" and not tonumber(args.pin) then
-  io.stderr:write("--pin takes a CPU number or none\n") os.exit(1)
-end
-if pin_cpu then
-  local ok, err = counters.pin(pin_cpu)
-  if not ok then io.stderr:write("--pin: ", err, "\n") os.exit(1) end
-end
+local pin_cpu = cli.pin(parser, args.pin)
 
 -- Licence events are asked for on every CPU: where they do not exist, they
 -- come back unavailable with the reason, like any other event.
