@@ -20,6 +20,18 @@ end
 
 local FLOATS = { 0, 1, -1, 0.5, -2.25, 1e10, 3.14159, 2 ^ -20, 65504, 1 / 3 }
 
+-- An integer option: opt (with a size for some "i" and "I"), its size in
+-- bytes, and whether it is signed (also spec/records_spec.lua's).
+function M.int_option(r)
+  local opt = ({ "b", "B", "h", "H", "l", "L", "j", "J", "T", "i", "I" })[1 + r(11)]
+  local size = ({ b = 1, B = 1, h = 2, H = 2, l = 8, L = 8, j = 8, J = 8, T = 8, i = 4, I = 4 })[opt]
+  if (opt == "i" or opt == "I") and r(2) == 0 then
+    size = 1 + r(16)
+    opt = opt .. size
+  end
+  return opt, size, opt:match("^[bhlji]") ~= nil
+end
+
 -- {fmt = ..., values = {...}} for case number k.
 function M.case(k)
   local r = rng(k * 7919 + 17)
@@ -31,14 +43,8 @@ function M.case(k)
     elseif pick == 1 then
       parts[#parts + 1] = "!" .. ({ "", "1", "2", "4", "8", "16" })[1 + r(6)]
     elseif pick <= 6 then
-      local opt = ({ "b", "B", "h", "H", "l", "L", "j", "J", "T", "i", "I" })[1 + r(11)]
-      local size = ({ b = 1, B = 1, h = 2, H = 2, l = 8, L = 8, j = 8, J = 8, T = 8, i = 4, I = 4 })[opt]
-      if (opt == "i" or opt == "I") and r(2) == 0 then
-        size = 1 + r(16)
-        opt = opt .. size
-      end
+      local opt, size, signed = M.int_option(r)
       parts[#parts + 1] = opt
-      local signed = opt:match("^[bhlji]") ~= nil
       values[#values + 1] = int_for(r, size, signed)
     elseif pick <= 8 then
       parts[#parts + 1] = ({ "f", "d", "n" })[1 + r(3)]

@@ -17,9 +17,8 @@ local unpack_ = h.unpack
 
 local rng, bytes = h.rng, h.random_bytes
 
-local function hex(s)
-  return (s:gsub(".", function(c) return string.format("%02x", c:byte()) end))
-end
+local pack_cases = require "pack_cases"
+local hex = pack_cases.hex
 
 -- ---- records and their oracle -----------------------------------------------
 
@@ -64,14 +63,9 @@ local function record(r)
     elseif pick == 1 then
       parts[#parts + 1] = "!" .. ({ "", "2", "4", "8" })[1 + r(4)]
     elseif pick <= 6 then
-      local opt = ({ "b", "B", "h", "H", "l", "L", "j", "J", "T", "i", "I" })[1 + r(11)]
-      local size = ({ b = 1, B = 1, h = 2, H = 2, l = 8, L = 8, j = 8, J = 8, T = 8, i = 4, I = 4 })[opt]
-      if (opt == "i" or opt == "I") and r(2) == 0 then
-        size = 1 + r(16)
-        opt = opt .. size
-      end
+      local opt, size, signed = pack_cases.int_option(r)
       parts[#parts + 1] = opt
-      values[#values + 1] = int_for(r, size, opt:match("^[bhlji]") ~= nil)
+      values[#values + 1] = int_for(r, size, signed)
     elseif pick <= 8 then
       parts[#parts + 1] = ({ "f", "d", "n" })[1 + r(3)]
       values[#values + 1] = FLOATS[1 + r(#FLOATS)]
