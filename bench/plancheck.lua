@@ -34,14 +34,7 @@ parser:option("--row", "judge this row instead of the default (a kernel row judg
 parser:argument("sweeps", "csweep --json files from that machine"):args("+")
 local args = parser:parse()
 
-local function read(path)
-  local f = assert(io.open(path, "rb"))
-  local text = f:read("*a")
-  f:close()
-  return text
-end
-
-local decision = args.dump and avxbuf.decide { leaves = cpuid_dump(read(args.dump)),
+local decision = args.dump and avxbuf.decide { leaves = cpuid_dump(bench.read_file(args.dump)),
                                                 xcr0 = math.tointeger(tonumber(args.xcr0)) }
 
 -- The row that stands for the default in a cell.
@@ -62,7 +55,7 @@ end
 -- Cells by key, each row's ratio to the C library over the runs.
 local cells, order = {}, {}
 for _, path in ipairs(args.sweeps) do
-  for _, c in ipairs(cjson.decode(read(path)).cells) do
+  for _, c in ipairs(cjson.decode(bench.read_file(path)).cells) do
     local key = string.format("%s %d %d/%d %d", c.op, c.size, c.dst_offset, c.src_offset, c.distance_mod_4096)
     if not cells[key] then cells[key] = { cell = c, rows = {} }; order[#order + 1] = key end
     for name, r in pairs(c.rows) do

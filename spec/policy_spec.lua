@@ -174,31 +174,25 @@ function TestPolicy.test_every_model_0x55_stepping_avoids_avx512()
                        "Intel Cooper Lake (family 6, model 0x55, stepping 11)")
 end
 
-function TestPolicy.test_os_without_avx512_state()
-  local regs = registers("Xeon w7-2475X (Sapphire Rapids)")
-  regs.xcr0 = 0x7
-  local d = avxbuf.decide(regs)
-  lu.assertEquals(d.max_use_avx, 2)
-  lu.assertEquals(d.use_avx, 2)
-  lu.assertStrContains(d.reason, "the OS has not enabled AVX-512 state")
-end
-
-function TestPolicy.test_os_without_avx_state()
-  local regs = registers("Core i7 (Haswell, 06-3C-3)")
-  regs.xcr0 = 0x3
-  local d = avxbuf.decide(regs)
-  lu.assertEquals(d.use_avx, 0)
-  lu.assertEquals(d.max_vector_size, 16)
-  lu.assertStrContains(d.reason, "the OS has not enabled AVX state")
-end
-
-function TestPolicy.test_osxsave_clear_ignores_xcr0()
-  local regs = registers("Xeon w7-2475X (Sapphire Rapids)")
-  regs.leaf1_ecx = h.clear_bit(regs.leaf1_ecx, 27)
-  local d = avxbuf.decide(regs)
-  lu.assertEquals(d.xcr0, 0)
-  lu.assertEquals(d.use_avx, 0)
-  lu.assertStrContains(d.reason, "OSXSAVE is clear")
+-- A processor whose OS, or whose CPUID, withholds a state: the change to its
+-- registers, the fields decide() then gives, and what its reason says.
+local WITHHELD = {
+  os_without_avx512_state = { "Xeon w7-2475X (Sapphire Rapids)", function(regs) regs.xcr0 = 0x7 end,
+                              { max_use_avx = 2, use_avx = 2 }, "the OS has not enabled AVX-512 state" },
+  os_without_avx_state = { "Core i7 (Haswell, 06-3C-3)", function(regs) regs.xcr0 = 0x3 end,
+                           { use_avx = 0, max_vector_size = 16 }, "the OS has not enabled AVX state" },
+  osxsave_clear_ignores_xcr0 = { "Xeon w7-2475X (Sapphire Rapids)",
+                                 function(regs) regs.leaf1_ecx = h.clear_bit(regs.leaf1_ecx, 27) end,
+                                 { xcr0 = 0, use_avx = 0 }, "OSXSAVE is clear" },
+}
+for name, case in pairs(WITHHELD) do
+  TestPolicy["test_" .. name] = function()
+    local regs = registers(case[1])
+    case[2](regs)
+    local d = avxbuf.decide(regs)
+    for k, v in pairs(case[3]) do lu.assertEquals(d[k], v, k) end
+    lu.assertStrContains(d.reason, case[4])
+  end
 end
 
 function TestPolicy.test_avx2_without_avx_is_not_trusted()
@@ -235,12 +229,7 @@ end
 
 local parse_dump = require "cpuid_dump"   -- bench/lib/cpuid_dump.lua
 
-local function read_file(path)
-  local f = assert(io.open(path, "rb"))
-  local text = f:read("*a")
-  f:close()
-  return text
-end
+local read_file = require("harness").read_file   -- bench/lib/harness.lua
 
 local MiB = 2 ^ 20
 

@@ -67,6 +67,13 @@ function M.best_of(loop, calls, tries)
   return best
 end
 
+function M.read_file(path)
+  local f = assert(io.open(path, "rb"))
+  local text = f:read("*a")
+  f:close()
+  return text
+end
+
 function M.write_json(path, value)
   local f = assert(io.open(path, "w"))
   f:write(require("cjson").encode(value))
