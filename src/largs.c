@@ -112,6 +112,14 @@ size_t avxbuf_sub_start(lua_Integer i, size_t len)
   return len + (size_t)i + 1;
 }
 
+/* string.sub's start, and past the end clamped to the end, as
+ * string.gmatch clamps its init. */
+size_t avxbuf_start_offset(int given, lua_Integer init, size_t len)
+{
+  size_t off = avxbuf_sub_start(given ? init : 1, len) - 1;
+  return off > len ? len : off;
+}
+
 static size_t sub_end(lua_Integer j, size_t len)
 {
   if (j > (lua_Integer)len) return len;

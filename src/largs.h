@@ -28,6 +28,10 @@ static inline size_t avxbuf_checkgrowth(lua_State *L, int arg, size_t len, unsig
 #define AVXBUF_BYTES(n) ((n) == 1 ? "byte" : "bytes")
 /* string.sub's start rule: negative from the end, then at least 1. */
 size_t avxbuf_sub_start(lua_Integer i, size_t len);
+/* Where an iteration from init starts (init 1 unless given), as a 0-based
+ * offset into len bytes: lines' and split's rule, for their C functions and
+ * the FFI path's entry alike (src/lluajit.c). */
+size_t avxbuf_start_offset(int given, lua_Integer init, size_t len);
 /* [*start, *start + count) for string.sub-style arguments i (default 1) and
  * j (default -1, or i itself as string.byte has it). */
 size_t avxbuf_sub_range(lua_State *L, int arg_i, int j_defaults_to_i, size_t len, size_t *start);

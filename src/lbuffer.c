@@ -422,19 +422,35 @@ static int l_byte(lua_State *L)
 
 /* ---- consuming from the front (docs/streams.md) --------------------------- */
 
-/* Argument arg as a count of bytes to consume (absent: dflt), at least 0;
- * the caller takes at most what there is. */
+/* get's count when none is given: all there is. */
+#define GET_ALL ((lua_Integer)MAX_LENGTH)
+
+/* A count of bytes to consume: n, or dflt when n is not given (a negative
+ * dflt: n is required); -1 when there is none or it is negative. */
+static lua_Integer take_count(int given, lua_Integer n, lua_Integer dflt)
+{
+  if (!given) n = dflt;
+  return n < 0 ? -1 : n;
+}
+
+/* Argument arg as take_count's count; the caller takes at most what there is. */
 static lua_Integer checktake(lua_State *L, int arg, lua_Integer dflt)
 {
-  lua_Integer n = lua_isnoneornil(L, arg) && dflt >= 0 ? dflt : avxbuf_checkwhole(L, arg);
+  int given = dflt < 0 || !lua_isnoneornil(L, arg);
+  lua_Integer n = take_count(given, given ? avxbuf_checkwhole(L, arg) : 0, dflt);
   luaL_argcheck(L, n >= 0, arg, "count must not be negative");
   return n;
 }
 
-/* At most n of the bytes b has now. */
-static size_t upto(const buffer *b, lua_Integer n)
+size_t avxbuf_upto(const buffer *b, lua_Integer n)
 {
   return (unsigned long long)n < b->len ? (size_t)n : b->len;
+}
+
+long long avxbuf_get_count(const buffer *b, int given, lua_Integer n)
+{
+  n = take_count(given, n, GET_ALL);
+  return n < 0 ? -1 : (long long)avxbuf_upto(b, n);
 }
 
 /* buf:skip(n) -> buf: the first n bytes (all, when there are fewer) are
@@ -442,7 +458,7 @@ static size_t upto(const buffer *b, lua_Integer n)
 static int l_skip(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
-  buffer_consume(b, upto(b, checktake(L, 2, -1)));
+  buffer_consume(b, avxbuf_upto(b, checktake(L, 2, -1)));
   lua_settop(L, 1);
   return 1;
 }
@@ -451,7 +467,7 @@ static size_t front_range(lua_State *L, buffer *b, void *ctx, size_t *off)
 {
   (void)L;
   *off = 0;
-  return upto(b, *(const lua_Integer *)ctx);
+  return avxbuf_upto(b, *(const lua_Integer *)ctx);
 }
 
 /* buf:get([n]) -> the first n bytes (all by default, or when there are
@@ -462,10 +478,10 @@ static size_t front_range(lua_State *L, buffer *b, void *ctx, size_t *off)
 static int l_get(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
-  lua_Integer n = checktake(L, 2, (lua_Integer)MAX_LENGTH);
+  lua_Integer n = checktake(L, 2, GET_ALL);
   lua_settop(L, 2);
   avxbuf_pushrange(L, b, front_range, &n);
-  buffer_consume(b, upto(b, (lua_Integer)lua_rawlen(L, -1)));
+  buffer_consume(b, avxbuf_upto(b, (lua_Integer)lua_rawlen(L, -1)));
   return 1;
 }
 

@@ -20,6 +20,12 @@ void avxbuf_pushall(lua_State *L, buffer *b);
  * string: made first, so that no buffer pointer is held while it is. */
 char *avxbuf_pushscratch(lua_State *L, size_t n);
 
+/* At most n (>= 0) of the bytes b has now: what get(n) and skip(n) take. */
+size_t avxbuf_upto(const buffer *b, lua_Integer n);
+/* What buf:get(n) takes of b as it is now (n absent unless given): -1
+ * when n is refused (the C function raises), for the FFI path. */
+long long avxbuf_get_count(const buffer *b, int given, lua_Integer n);
+
 /* Pushes a new buffer of n zero bytes; mt is the metatable's absolute or
  * pseudo-index. */
 buffer *avxbuf_pushbuffer(lua_State *L, lmodule *m, int mt, size_t n);

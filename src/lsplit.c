@@ -28,12 +28,11 @@ static void push_iterator(lua_State *L, lua_CFunction step, size_t off, int extr
   lua_pushcclosure(L, step, 3 + extra);
 }
 
-/* The start offset of an iteration: string.sub's rule, and past the end
- * clamped to the end, as string.gmatch clamps its init. */
+/* The start offset of an iteration from argument arg (src/largs.c). */
 static size_t start_offset(lua_State *L, int arg, size_t len)
 {
-  size_t off = avxbuf_sub_start(optint(L, arg, 1), len) - 1;
-  return off > len ? len : off;
+  int given = !lua_isnoneornil(L, arg);
+  return avxbuf_start_offset(given, given ? checkint(L, arg) : 0, len);
 }
 
 /* The iterator's buffer: its upvalue, unless debug.setupvalue replaced it
