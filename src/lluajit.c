@@ -6,6 +6,7 @@
 #include <string.h>
 #include "lmodule.h"
 #include "lfuncs.h"
+#include "largs.h"
 #include "lbuffer.h"
 #include "lembed.h"
 #include "packfmt.h"
@@ -63,12 +64,12 @@ static int ffi_grow(buffer *b, uint32_t gen, size_t need)
   return avxbuf_grow(m, m->alloc, m->alloc_ud, b, need, b->len);
 }
 
-/* Consumes n bytes from the front of b (all, when it has fewer): the
- * stream form of unpack, once its values exist. No generation to check:
+/* Consumes n bytes from the front of b (all, when it has fewer: C's
+ * rule): the stream form of unpack, once its values exist. No generation to check:
  * it reads b as it is, as the C function does after making its values. */
 static void ffi_consume(buffer *b, size_t n)
 {
-  buffer_consume(b, n < b->len ? n : b->len);
+  buffer_consume(b, avxbuf_upto(b, (lua_Integer)n));   /* n: a count below 2^53, from ffi.lua */
 }
 
 /* The reads (tostring, byte, find, lines, split, get) make their strings in
@@ -121,6 +122,23 @@ static double ffi_line(const buffer *b, uint32_t gen, size_t off)
   if (off >= b->len) return -1;
   const unsigned char *p = b->data + off, *nl = memchr(p, '\n', b->len - off);
   return nl ? 2.0 * (double)(nl - p) + 1 : 2.0 * (double)(b->len - off);
+}
+
+/* Where lines(init) and split(sep, init) start in b as it is now (init
+ * 1 unless given): C's rule (src/largs.c), as a 0-based offset. No
+ * generation: the offset is a number, which nothing can make stale. */
+static double ffi_start(const buffer *b, int given, int64_t init)
+{
+  return (double)avxbuf_start_offset(given, (lua_Integer)init, b->len);
+}
+
+/* How many bytes get(n) takes of b (n absent unless given): -2 when the
+ * generation changed, -1 when n is refused (the C function raises);
+ * C's rule (src/lbuffer.c). */
+static double ffi_get(const buffer *b, uint32_t gen, int given, int64_t n)
+{
+  if (b->gen != gen) return -2;
+  return (double)avxbuf_get_count(b, given, (lua_Integer)n);
 }
 
 static const char *const kind_names[] = {
@@ -183,7 +201,7 @@ static void push_entries(lua_State *L, lmodule *m)
   const struct { const char *name; uintptr_t fn; } entries[] = {
     { "copy", (uintptr_t)&ffi_copy }, { "fill", (uintptr_t)&ffi_fill }, { "grow", (uintptr_t)&ffi_grow },
     { "consume", (uintptr_t)&ffi_consume }, { "search", (uintptr_t)&ffi_search }, { "line", (uintptr_t)&ffi_line },
-    { "split", (uintptr_t)&ffi_split },
+    { "split", (uintptr_t)&ffi_split }, { "start", (uintptr_t)&ffi_start }, { "get", (uintptr_t)&ffi_get },
   };
   lua_createtable(L, 0, 12);
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {

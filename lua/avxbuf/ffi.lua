@@ -420,6 +420,8 @@ return function(avxbuf, c)
   local c_search = cast("double (*)(const avxbuf_buffer *, uint32_t, size_t, const char *, size_t)", c.search)
   local c_line = cast("double (*)(const avxbuf_buffer *, uint32_t, size_t)", c.line)
   local c_split_step = cast("double (*)(const avxbuf_buffer *, uint32_t, size_t, const char *, size_t)", c.split)
+  local c_start = cast("double (*)(const avxbuf_buffer *, int, int64_t)", c.start)
+  local c_get_count = cast("double (*)(const avxbuf_buffer *, uint32_t, int, int64_t)", c.get)
   -- Read live: configure() rewrites them in place.
   local copy_upto = cast("const int *", c.copy_inline_upto)
   local fill_upto = cast("const int *", c.fill_inline_upto)
@@ -718,16 +720,12 @@ return function(avxbuf, c)
   -- there can run the collector) takes the path that uses nothing read
   -- before: the C function. Only integer arguments in the plain cases are
   -- taken here.
-  local fstring, min, max = ffi.string, math.min, math.max
+  local fstring = ffi.string
   local c_byte, c_find = methods.byte, methods.find
   local c_get, c_skip, c_lines, c_split = methods.get, methods.skip, methods.lines, methods.split
+  -- A number C's entries take as an int64_t exactly (the type test; what
+  -- it means, range and all, is C's).
   local function index(i) return whole(i) and i >= -EXACT and i <= EXACT end
-  -- string.sub's start and end (0-based offset and end), for len bytes.
-  local function sub_range(i, j, len)
-    if i < 0 then i = max(len + i + 1, 1) elseif i == 0 then i = 1 end
-    if j < 0 then j = len + j + 1 elseif j > len then j = len end
-    return i - 1, j
-  end
   -- buf:tostring(i, j) with both given, 1 <= i <= j <= #buf: those bytes.
   -- Every other form (defaults, negative or empty ranges) is the C
   -- function's, which owns string.sub's rules. The pointer is made before
@@ -800,16 +798,28 @@ return function(avxbuf, c)
     end
     c_consume(b, n)
   end
+  -- get(n): a count within the length takes those bytes; what any other
+  -- takes (n absent, past the end, negative) is C's answer (c_get_count;
+  -- n or 0: a placeholder where the flag before it says n is absent),
+  -- asked only then: a call in every get showed in bench/ffi.lua --reads.
+  -- The pointer is made after, the generation checked last.
   methods.get = function(buf, n)
     local b = as_buffer(buf)
-    if b ~= nil and (n == nil or whole(n) and n >= 0) then
+    if b ~= nil and (n == nil or index(n)) then
       local g = b.gen
-      local k = min(n or EXACT, tonumber(b.len))
+      local k = n
+      if n == nil or n < 0 or n > b.len then k = c_get_count(b, g, n ~= nil, n or 0) end
       local p = b.data
-      if b.gen == g then
+      if k >= 0 and b.gen == g then
         local s = fstring(p, k)
-        -- As the C function: consumed from the buffer as it is once s exists.
-        consume(b, k)
+        -- As the C function: consumed from the buffer as it is once s exists
+        -- (k bytes, which it still has when nothing changed; else C's clamp).
+        local q, cap, rest = b.data + k, b.cap - k, b.len - k
+        if b.gen == g then
+          b.data, b.cap, b.len, b.gen = q, cap, rest, g + 1
+        else
+          c_consume(b, k)
+        end
         return s
       end
     end
@@ -831,14 +841,12 @@ return function(avxbuf, c)
   -- position, 4 split's separator: spec/split_spec.lua replaces them), so
   -- that debug.setupvalue there reaches no function the module shares.
   local function replaced(what) error("avxbuf: this " .. what .. " iterator's upvalues were replaced", 2) end
-  local function start_of(b, init)   -- src/lsplit.c's start_offset
-    local len = tonumber(b.len)
-    return min(sub_range(init or 1, -1, len), len)
-  end
+  -- Where an iteration starts: C's offset for init (c_start; init or 0 is
+  -- a placeholder where init is absent, which the flag before it says).
   methods.lines = function(buf, init)
     local b = as_buffer(buf)
     if b == nil or not (init == nil or index(init)) then return c_lines(buf, init) end
-    local pos, c_iter = start_of(b, init), nil
+    local pos, c_iter = c_start(b, init ~= nil, init or 0), nil
     return function()
       local it, v, at = c_iter, buf, pos   -- (upvalues 1, 2, 3, in this order)
       if it then return it() end
@@ -868,7 +876,7 @@ return function(avxbuf, c)
     if b == nil or type(sep) ~= "string" or #sep == 0 or not (init == nil or index(init)) then
       return c_split(buf, sep, init)
     end
-    local pos, c_iter = start_of(b, init), nil
+    local pos, c_iter = c_start(b, init ~= nil, init or 0), nil
     return function()
       local it, v, at, m = c_iter, buf, pos, sep   -- (upvalues 1, 2, 3, 4, in this order)
       if it then return it() end
