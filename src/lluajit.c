@@ -65,8 +65,9 @@ static int ffi_grow(buffer *b, uint32_t gen, size_t need)
 }
 
 /* Consumes n bytes from the front of b (all, when it has fewer: C's
- * rule): the stream form of unpack, once its values exist. No generation to check:
- * it reads b as it is, as the C function does after making its values. */
+ * rule): the stream form of unpack once its values exist, and get or skip
+ * where the generation moved on the way. No generation to check: it reads
+ * b as it is, as the C functions do after making their values. */
 static void ffi_consume(buffer *b, size_t n)
 {
   buffer_consume(b, avxbuf_upto(b, (lua_Integer)n));   /* n: a count below 2^53, from ffi.lua */

@@ -812,14 +812,8 @@ return function(avxbuf, c)
       local p = b.data
       if k >= 0 and b.gen == g then
         local s = fstring(p, k)
-        -- As the C function: consumed from the buffer as it is once s exists
-        -- (k bytes, which it still has when nothing changed; else C's clamp).
-        local q, cap, rest = b.data + k, b.cap - k, b.len - k
-        if b.gen == g then
-          b.data, b.cap, b.len, b.gen = q, cap, rest, g + 1
-        else
-          c_consume(b, k)
-        end
+        -- As the C function: consumed from the buffer as it is once s exists.
+        consume(b, k)
         return s
       end
     end
