@@ -117,7 +117,9 @@ end
 -- The other chain reads the same clock after a burst: measure_clock's
 -- imul windows (a third as many rounds, 3 cycles each) against its add
 -- windows, in calls side by side (the host's clock moves between calls
--- now and then: the median of ten neighbouring pairs).
+-- now and then: the median of ten neighbouring pairs). Within 5%: a chain
+-- of another latency is off by a third or more, while a suite running on
+-- the other core (make test-versions' second lane) moved the median past 2%.
 function TestClock.test_the_imul_chain_reads_the_clock_the_add_chain_reads()
   needs_probe()
   local rows = { { kernel = "scalar" }, { kernel = "libc", op = "zero" } }
@@ -128,7 +130,7 @@ function TestClock.test_the_imul_chain_reads_the_clock_the_add_chain_reads()
   local ratios = {}
   for k = 1, 10 do ratios[k] = clock("imul") / clock("add") end
   local m = licence.median(ratios)
-  lu.assertTrue(math.abs(m - 1) <= 0.02, string.format("imul / add, median of 10 pairs: %.4f", m))
+  lu.assertTrue(math.abs(m - 1) <= 0.05, string.format("imul / add, median of 10 pairs: %.4f", m))
 end
 
 -- Readings the probe could not time (0) are left out, and counted.
