@@ -185,7 +185,9 @@ function TestCollectorInCalls.test_consuming_while_a_finalizer_changes_the_buffe
               end
             end
             local seen = {}
-            for k, o in ipairs(outcomes) do seen[k] = ("outcome %d: read %s, rest %s"):format(k, diff(got, o[1]), diff(rest, o[2])) end
+            for k, o in ipairs(outcomes) do
+              seen[k] = ("outcome %d: read %s, rest %s"):format(k, diff(got, o[1]), diff(rest, o[2]))
+            end
             lu.fail(string.format("%s after %s at delay %d (finalizer %s, JIT %s): %s bytes read, %d left; %s",
                                   name, action_name, delay, fin.ran and "ran" or "did not run",
                                   jit and (jit.status() and "on" or "off") or "none", got and #got or "no", #rest,
