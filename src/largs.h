@@ -26,6 +26,8 @@ static inline size_t avxbuf_checkgrowth(lua_State *L, int arg, size_t len, unsig
 }
 /* "n bytes" or "1 byte": the plural rule of every message that counts bytes. */
 #define AVXBUF_BYTES(n) ((n) == 1 ? "byte" : "bytes")
+/* init's default, as string.find's and string.gmatch's: the first byte. */
+#define AVXBUF_INIT 1
 /* string.sub's start rule: negative from the end, then at least 1. */
 size_t avxbuf_sub_start(lua_Integer i, size_t len);
 /* Where an iteration from init starts (init 1 unless given), as a 0-based

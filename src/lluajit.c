@@ -79,8 +79,10 @@ static void ffi_consume(buffer *b, size_t n)
  * run between the check and the search, and returns a double (a Lua
  * number: no cdata to box when interpreted). */
 
-/* From offset off of b: -2 when the generation changed (or b was brought
- * back after __gc), -1 when off is past the end; else 2 * e + found, where
+/* From init (AVXBUF_INIT unless given; string.sub's start rule, as
+ * plain_find in src/lmatch.c) in b: -2 when the generation changed (or b
+ * was brought back after __gc), -1 when that is past the end; else
+ * 2 * e + found, where
  * e is the offset of the first occurrence of needle (m >= 1 bytes), found
  * 1, or the length when there is none (found 0): buf:find's plain search,
  * with the kernel b's plan picks, and split's. */
@@ -93,9 +95,11 @@ static const unsigned char *search_from(const buffer *b, size_t off, const unsig
          : avxbuf_pick_find(&b->module->state.plan, n)->find(b->data + off, n, needle, m);
 }
 
-static double ffi_search(const buffer *b, uint32_t gen, size_t off, const unsigned char *needle, size_t m)
+static double ffi_search(const buffer *b, uint32_t gen, int given, int64_t init, const unsigned char *needle,
+                         size_t m)
 {
   if (b->gen != gen || b->module == NULL) return -2;
+  size_t off = avxbuf_sub_start(given ? (lua_Integer)init : AVXBUF_INIT, b->len) - 1;
   if (off > b->len) return -1;
   const unsigned char *p = search_from(b, off, needle, m);
   return p ? 2.0 * (double)(p - b->data) + 1 : 2.0 * (double)b->len;

@@ -417,7 +417,7 @@ return function(avxbuf, c)
   local c_fill_at = cast("int (*)(avxbuf_buffer *, uint32_t, size_t, int, size_t)", c.fill)
   local c_grow = cast("int (*)(avxbuf_buffer *, uint32_t, size_t)", c.grow)
   local c_consume = cast("void (*)(avxbuf_buffer *, size_t)", c.consume)
-  local c_search = cast("double (*)(const avxbuf_buffer *, uint32_t, size_t, const char *, size_t)", c.search)
+  local c_search = cast("double (*)(const avxbuf_buffer *, uint32_t, int, int64_t, const char *, size_t)", c.search)
   local c_line = cast("double (*)(const avxbuf_buffer *, uint32_t, size_t)", c.line)
   local c_split_step = cast("double (*)(const avxbuf_buffer *, uint32_t, size_t, const char *, size_t)", c.split)
   local c_start = cast("double (*)(const avxbuf_buffer *, int, int64_t)", c.start)
@@ -769,9 +769,9 @@ return function(avxbuf, c)
   end
   methods.find = function(buf, needle, init, flag)
     local b = as_buffer(buf)
-    if b ~= nil and type(needle) == "string" and #needle > 0 and (init == nil or index(init) and init >= 1)
+    if b ~= nil and type(needle) == "string" and #needle > 0 and (init == nil or index(init))
        and plain(needle, flag) then
-      local r = c_search(b, b.gen, (init or 1) - 1, needle, #needle)
+      local r = c_search(b, b.gen, init ~= nil, init or 0, needle, #needle)
       if r >= 0 then
         local found = r % 2
         if found == 0 then return nil end
@@ -782,19 +782,20 @@ return function(avxbuf, c)
     end
     return c_find(buf, needle, init, flag)
   end
-  -- n bytes (fewer when fewer remain) consumed from the front, as
-  -- c_consume does, without a call when nothing changed on the way. The
-  -- arithmetic stays in int64_t: through Lua numbers (tonumber, min) each
-  -- consumption waited on two conversions of the one before it.
+  -- n bytes consumed from the front: within the unread bytes and with
+  -- nothing changed on the way, here; anything else (more than there is,
+  -- after a finalizer shrank the buffer) is c_consume's, which owns the
+  -- rule. The arithmetic stays in int64_t: through Lua numbers (tonumber,
+  -- min) each consumption waited on two conversions of the one before it.
   local function consume(b, n)
     local g = b.gen
     local len = b.len
-    local k = len
-    if n < len then k = n end
-    local p, cap, rest = b.data + k, b.cap - k, len - k
-    if b.gen == g then
-      b.data, b.cap, b.len, b.gen = p, cap, rest, g + 1
-      return
+    if n <= len then
+      local p, cap, rest = b.data + n, b.cap - n, len - n
+      if b.gen == g then
+        b.data, b.cap, b.len, b.gen = p, cap, rest, g + 1
+        return
+      end
     end
     c_consume(b, n)
   end
