@@ -84,22 +84,24 @@ function TestClock.test_without_a_probe_it_says_why()
   lu.assertStrContains(tostring(avxbuf.licence(0.01)), "no conclusion")
 end
 
--- A busy sibling (the suite's other flavour runs on the other CPU, which
--- may share this core's ports on the host) disturbs some calls, and the
--- self-check then says they disagree: a chain that did not run at its
--- latency (a folded chain, another imul latency) fails every call.
-function TestClock.test_add_and_imul_chains_agree_within_2_percent()
+-- coreclock's self-check: its add and imul chains read one clock. A
+-- chain that did not run at its latency (folded, another imul latency) is
+-- off by a third or more; a sibling thread busy on the host's core delays
+-- the add chain's one-cycle adds (seen in CI: nine calls at 1.006-1.030
+-- under make sanitize's two lanes), so the median of nine calls is held to
+-- 5%, and each call's `agree` to its definition (within 2%).
+function TestClock.test_coreclock_chains_read_one_clock()
   needs_probe()
-  local agreeing, ratios = 0, {}
+  local ratios = {}
   for k = 1, 9 do
     local ghz, d = avxbuf.coreclock()
     lu.assertTrue(ghz > 0.1 and ghz < 10, "a core clock: " .. tostring(ghz))
     lu.assertTrue(d.tsc_ghz > 0.1 and d.seconds > 0 and d.seconds < 1e-3)
     lu.assertEquals(d.agree, math.abs(d.ratio - 1) <= 0.02)
-    if d.agree then agreeing = agreeing + 1 end
-    ratios[k] = string.format("%.4f", d.ratio)
+    ratios[k] = d.ratio
   end
-  lu.assertTrue(agreeing >= 3, "imul chain / add chain in 9 calls: " .. table.concat(ratios, " "))
+  local m = licence.median(ratios)
+  lu.assertTrue(math.abs(m - 1) <= 0.05, string.format("imul / add, median of 9 calls: %.4f", m))
 end
 
 -- Two probes of one state (a scalar burst, three rows of it) are within
