@@ -52,7 +52,7 @@ const unsigned char *avxbuf_checkbytes(lua_State *L, int arg, size_t *len, buffe
 int avxbuf_checkbyte(lua_State *L, int arg)
 {
   lua_Integer c = checkint(L, arg);
-  luaL_argcheck(L, 0 <= c && c <= 255, arg, "byte must be from 0 to 255");
+  luaL_argcheck(L, avxbuf_isbyte(c), arg, "byte must be from 0 to 255");
   return (int)c;
 }
 

@@ -13,7 +13,8 @@ const char *avxbuf_pushf(lua_State *L, const char *fmt, ...);
 const unsigned char *avxbuf_checkbytes(lua_State *L, int arg, size_t *len, buffer **as_buffer);
 int avxbuf_checkbyte(lua_State *L, int arg);
 /* A buffer size: 0..MAX_LENGTH. */
-size_t avxbuf_checksize(lua_State *L, int arg, lua_Integer n);
+static inline int avxbuf_issize(lua_Integer n) { return n >= 0 && (unsigned long long)n <= MAX_LENGTH; }
+size_t avxbuf_checksize(lua_State *L, int arg, lua_Integer n);   /* raises unless avxbuf_issize */
 /* The one error of growth past MAX_LENGTH ("the buffer would exceed N
  * bytes"), blaming argument arg. */
 int avxbuf_toolarge(lua_State *L, int arg);
@@ -28,6 +29,35 @@ static inline size_t avxbuf_checkgrowth(lua_State *L, int arg, size_t len, unsig
 #define AVXBUF_BYTES(n) ((n) == 1 ? "byte" : "bytes")
 /* init's default, as string.find's and string.gmatch's: the first byte. */
 #define AVXBUF_INIT 1
+/* The default index of copy's source and of zero's and fill's range: the
+ * first byte. */
+#define AVXBUF_FIRST 1
+/* [i, i + n) lies within len bytes (1-based i). Compared as 64-bit numbers
+ * before any cast to size_t: on a 32-bit size_t, (size_t)2^62 is 0, and a
+ * copy of 2^62 bytes would pass as an empty one. */
+static inline int avxbuf_in_range(lua_Integer i, lua_Integer n, size_t len)
+{
+  return i >= 1 && n >= 0 && (unsigned long long)(i - 1) <= len
+         && (unsigned long long)n <= len - (size_t)(i - 1);
+}
+/* copy's range rule: n bytes (unless n_given, the rest of the source from
+ * si) from index si of slen bytes to index di of dlen bytes; the count, or
+ * -1 when either range is not within its bytes. l_copy's fast tier and the
+ * FFI path (src/lluajit.c) ask it; copy_checked says what is wrong. */
+static inline lua_Integer avxbuf_copy_count(lua_Integer di, size_t dlen, lua_Integer si, size_t slen, int n_given,
+                                            lua_Integer n)
+{
+  if (!n_given) n = si >= 1 && (unsigned long long)(si - 1) <= slen ? (lua_Integer)(slen - (size_t)(si - 1)) : -1;
+  return avxbuf_in_range(si, n, slen) && avxbuf_in_range(di, n, dlen) ? n : -1;
+}
+/* A byte's value, as fill takes it. */
+static inline int avxbuf_isbyte(lua_Integer c) { return c >= 0 && c <= 255; }
+/* zero's and fill's: byte c over n bytes (unless n_given, the rest) from
+ * index i of len bytes; the count, or -1 (for a value that is no byte too). */
+static inline lua_Integer avxbuf_fill_count(lua_Integer c, lua_Integer i, size_t len, int n_given, lua_Integer n)
+{
+  return avxbuf_isbyte(c) ? avxbuf_copy_count(i, len, i, len, n_given, n) : -1;
+}
 /* string.sub's start rule: negative from the end, then at least 1. */
 size_t avxbuf_sub_start(lua_Integer i, size_t len);
 /* Where an iteration from init starts (init 1 unless given), as a 0-based

@@ -504,22 +504,6 @@ static int l_compactions(lua_State *L)
  * and the checked one, which raises the error naming the first bad
  * argument, in argument order, or does the work. */
 
-/* The bytes from index i to the end of len bytes, or -1 when i is outside
- * 1..len + 1 (the checked tier then says so). */
-/* Compared as 64-bit numbers before any cast to size_t: on a 32-bit size_t,
- * (size_t)2^62 is 0, and a copy of 2^62 bytes passed as an empty one. */
-static inline lua_Integer rest(lua_Integer i, size_t len)
-{
-  return i >= 1 && (unsigned long long)(i - 1) <= len ? (lua_Integer)(len - (size_t)(i - 1)) : -1;
-}
-
-/* [i, i + n) lies within len bytes (1-based i). */
-static inline int in_range(lua_Integer i, lua_Integer n, size_t len)
-{
-  return i >= 1 && n >= 0 && (unsigned long long)(i - 1) <= len
-         && (unsigned long long)n <= len - (size_t)(i - 1);
-}
-
 static int copy_checked(lua_State *L)
 {
   buffer *dst = checkbuffer(L, 1);
@@ -528,7 +512,7 @@ static int copy_checked(lua_State *L)
   buffer *src_buffer;
   const unsigned char *src = avxbuf_checkbytes(L, 3, &slen, &src_buffer);
   size_t doff = avxbuf_checkindex(L, 2, di, dst->len);
-  size_t soff = avxbuf_checkindex(L, 4, optint(L, 4, 1), slen);
+  size_t soff = avxbuf_checkindex(L, 4, optint(L, 4, AVXBUF_FIRST), slen);
   size_t n = avxbuf_checkcount(L, 5, soff, slen, "the source");
   if (n > dst->len - doff) {
     /* An explicit length is to blame; a defaulted one means the source is too long. */
@@ -546,14 +530,14 @@ static int l_copy(lua_State *L)
   buffer *dst = testbuffer(L, 1), *sb;
   const unsigned char *src;
   size_t slen;
-  lua_Integer di, si, n;
+  lua_Integer di, si, n = 0;
   if (dst == NULL || !testint(L, 2, &di)) return copy_checked(L);
   if ((sb = testbuffer(L, 3)) != NULL) { src = sb->data; slen = sb->len; }
   else if (lua_type(L, 3) == LUA_TSTRING) src = (const unsigned char *)lua_tolstring(L, 3, &slen);
   else return copy_checked(L);
-  int top = lua_gettop(L);
-  if (!testoptint(L, 4, top, 1, &si) || !testoptint(L, 5, top, rest(si, slen), &n)
-      || !in_range(si, n, slen) || !in_range(di, n, dst->len) || dst->module == NULL)
+  int top = lua_gettop(L), n_given = top >= 5 && !lua_isnil(L, 5);
+  if (!testoptint(L, 4, top, AVXBUF_FIRST, &si) || (n_given && !testint(L, 5, &n))
+      || (n = avxbuf_copy_count(di, dst->len, si, slen, n_given, n)) < 0 || dst->module == NULL)
     return copy_checked(L);
   /* only a buffer copied onto itself can overlap */
   unsigned char *d = dst->data + (di - 1);
@@ -566,7 +550,7 @@ static int l_copy(lua_State *L)
  * arg_i (index) and arg_i + 1 (length). */
 static int fill_checked(lua_State *L, buffer *b, int c, int arg_i)
 {
-  size_t off = avxbuf_checkindex(L, arg_i, optint(L, arg_i, 1), b->len);
+  size_t off = avxbuf_checkindex(L, arg_i, optint(L, arg_i, AVXBUF_FIRST), b->len);
   size_t n = avxbuf_checkcount(L, arg_i + 1, off, b->len, "the buffer");
   fill_bytes(buffer_module(L, b), b->data + off, c, n);
   return 0;
@@ -574,10 +558,10 @@ static int fill_checked(lua_State *L, buffer *b, int c, int arg_i)
 
 static inline int fill_range(lua_State *L, buffer *b, int c, int arg_i)
 {
-  lua_Integer i, n;
-  int top = lua_gettop(L);
-  if (!testoptint(L, arg_i, top, 1, &i) || !testoptint(L, arg_i + 1, top, rest(i, b->len), &n)
-      || !in_range(i, n, b->len) || b->module == NULL)
+  lua_Integer i, n = 0;
+  int top = lua_gettop(L), n_given = top > arg_i && !lua_isnil(L, arg_i + 1);
+  if (!testoptint(L, arg_i, top, AVXBUF_FIRST, &i) || (n_given && !testint(L, arg_i + 1, &n))
+      || (n = avxbuf_fill_count(c, i, b->len, n_given, n)) < 0 || b->module == NULL)
     return fill_checked(L, b, c, arg_i);
   fill_bytes(b->module, b->data + (i - 1), c, (size_t)n);
   return 0;
@@ -597,7 +581,7 @@ static int l_fill(lua_State *L)
   lua_Integer c;
   int isint = testint(L, 2, &c);
   if (b == NULL) b = checkbuffer(L, 1);   /* argument 1 is checked before argument 2 */
-  if (!isint || c < 0 || c > 255) c = avxbuf_checkbyte(L, 2);
+  if (!isint || !avxbuf_isbyte(c)) c = avxbuf_checkbyte(L, 2);
   return fill_range(L, b, (int)c, 3);
 }
 

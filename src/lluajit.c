@@ -10,24 +10,25 @@
 #include "lbuffer.h"
 #include "lembed.h"
 #include "packfmt.h"
+#include "match.h"
 
 /* The FFI path's moves. lua/avxbuf/ffi.lua reads a buffer's generation
- * before it makes any cdata and checks its arguments; the generation is
- * checked again here, where nothing can run between the check and the
- * move. In Lua it could not be: compiled, a trace may exit between any
- * check and the call, and LuaJIT steps the collector, finalizers included,
- * on such an exit (lj_trace_exit, in the atomic and finalize phases), so a
- * finalizer could free the block in between (seen: spec/gc_spec.lua under
- * the torture build). The ranges are checked against the capacity, what
- * the block holds: with the generation unchanged the length the caller
- * checked against is too. Each returns 1 when done, 0 when a generation
- * changed or a range is outside the block; the caller then leaves the work
- * to the C function, which does it or raises the documented error. */
+ * before it makes any cdata; the generation is checked again here, where
+ * nothing can run between the check and the move. In Lua it could not be:
+ * compiled, a trace may exit between any check and the call, and LuaJIT
+ * steps the collector, finalizers included, on such an exit (lj_trace_exit,
+ * in the atomic and finalize phases), so a finalizer could free the block
+ * in between (seen: spec/gc_spec.lua under the torture build). A return of
+ * 0 (or -1) leaves the work to the C function, which does it or raises the
+ * documented error. */
 
-/* n bytes to offset doff of d from offset soff of s, or of str (a Lua
- * string's bytes, which the caller holds, when s is NULL); with the
- * kernel d's plan picks, as memmove. n comes second, in a register: the
- * pick compares it many times (x86-64 passes six arguments in registers). */
+/* put's piece of n bytes to offset doff of d from offset soff of s, or of
+ * str (a Lua string's bytes, which the caller holds, when s is NULL), past
+ * what put copies in the trace; with the kernel d's plan picks, as
+ * memmove. Checked against the capacity, what the block holds (with the
+ * generation unchanged, the length put counted is too); 1 when done. n
+ * comes second, in a register: the pick compares it many times (x86-64
+ * passes six arguments in registers). */
 static int ffi_copy(buffer *d, size_t n, uint32_t dgen, size_t doff, const buffer *s, uint32_t sgen,
                     const unsigned char *str, size_t soff)
 {
@@ -42,11 +43,50 @@ static int ffi_copy(buffer *d, size_t n, uint32_t dgen, size_t doff, const buffe
   return 1;
 }
 
-/* n bytes at offset off of b set to byte. */
-static int ffi_fill(buffer *b, uint32_t gen, size_t off, int byte, size_t n)
+/* copy and fill (zero: byte 0) for the FFI path, from their arguments as
+ * given (ffi.lua passes a defaulted source or start index as AVXBUF_FIRST,
+ * exported as `first`, and says whether n was given), by l_copy's and
+ * fill's rules (avxbuf_copy_count, avxbuf_fill_count: src/largs.h), in
+ * one call: -1 when the C function must take the call (an argument it
+ * refuses, a changed generation); else 2 * count + 1 when moved here, with
+ * the kernel the plan picks, or 2 * count when count is within what the
+ * plan lets a caller inline (ffi.lua's movers then move it in the trace).
+ * A double: no cdata to box when interpreted. slen is a string source's
+ * length; a buffer source's is read here. */
+static double ffi_copy_args(buffer *d, uint32_t dgen, int64_t di, const buffer *s, uint32_t sgen,
+                            const unsigned char *str, int64_t slen, int64_t si, int n_given, int64_t n)
 {
-  if (b->gen != gen || b->module == NULL || off > b->cap || n > b->cap - off) return 0;
-  avxbuf_fill(&b->module->state.plan, b->data + off, byte, n);
+  if (d->gen != dgen || d->module == NULL || (s != NULL && s->gen != sgen)) return -1;
+  size_t srclen = s != NULL ? s->len : (size_t)slen;
+  lua_Integer count = avxbuf_copy_count((lua_Integer)di, d->len, (lua_Integer)si, srclen, n_given, (lua_Integer)n);
+  if (count < 0) return -1;
+  unsigned char *dst = d->data + (di - 1);
+  const unsigned char *src = (s != NULL ? s->data : str) + (si - 1);
+  avxbuf_overlap ov = s == d ? avxbuf_overlap_of(dst, src, (size_t)count) : OV_NONE;
+  if (ov == OV_NONE && count <= d->module->state.plan.copy_inline_upto) return 2.0 * (double)count;
+  avxbuf_copy(&d->module->state.plan, dst, src, (size_t)count, ov);
+  return 2.0 * (double)count + 1;
+}
+
+static double ffi_fill_args(buffer *b, uint32_t gen, int64_t byte, int64_t i, int n_given, int64_t n)
+{
+  if (b->gen != gen || b->module == NULL) return -1;
+  lua_Integer count = avxbuf_fill_count((lua_Integer)byte, (lua_Integer)i, b->len, n_given, (lua_Integer)n);
+  if (count < 0) return -1;
+  if (count <= b->module->state.plan.fill_inline_upto) return 2.0 * (double)count;
+  avxbuf_fill(&b->module->state.plan, b->data + (i - 1), (int)byte, (size_t)count);
+  return 2.0 * (double)count + 1;
+}
+
+/* resize(n) for the FFI path where b holds n bytes without growing:
+ * avxbuf_resize's zeroes and new length, 1; 0 when the generation changed,
+ * n is no size (avxbuf_issize, the C function's rule) or needs growth (the
+ * C function grows or raises). */
+static int ffi_resize(buffer *b, uint32_t gen, int64_t n)
+{
+  if (b->gen != gen || b->module == NULL || !avxbuf_issize((lua_Integer)n) || (size_t)n > b->cap) return 0;
+  if ((size_t)n > b->len) avxbuf_fill(&b->module->state.plan, b->data + b->len, 0, (size_t)n - b->len);
+  buffer_setlen(b, (size_t)n);
   return 1;
 }
 
@@ -154,8 +194,12 @@ static const char *const kind_names[] = {
 
 /* pack_ops(fmt): format fmt as packfmt.c compiles it, for ffi.lua to make
  * a packer and an unpacker of: a list of { kind =, size =, little =,
- * align = }; nothing when the format is wrong, holds a zero byte or is
- * longer than a chunk (the C function deals with those). */
+ * align =, least = } with the rules pack and unpack apply to each op
+ * (packfmt.h): least, the bytes unpack counts it as missing at byte 0;
+ * lo and hi, the integers pack takes (lo <= n < hi), where it limits them;
+ * most, the longest string it takes (c, s). Nothing when the format is
+ * wrong, holds a zero byte or is longer than a chunk (the C function deals
+ * with those). */
 static int l_pack_ops(lua_State *L)
 {
   size_t len;
@@ -169,7 +213,7 @@ static int l_pack_ops(lua_State *L)
   lua_createtable(L, c.n, 0);
   for (int i = 0; i < c.n; i++) {
     const avxbuf_pk_op *op = &c.op[i];
-    lua_createtable(L, 0, 4);
+    lua_createtable(L, 0, 8);
     lua_pushstring(L, kind_names[op->kind]);
     lua_setfield(L, -2, "kind");
     lua_pushinteger(L, (lua_Integer)op->size);
@@ -178,6 +222,20 @@ static int l_pack_ops(lua_State *L)
     lua_setfield(L, -2, "little");
     lua_pushinteger(L, op->align);
     lua_setfield(L, -2, "align");
+    lua_pushinteger(L, (lua_Integer)avxbuf_pk_least(op, 0));
+    lua_setfield(L, -2, "least");
+    long long lo;
+    unsigned long long hi;
+    if (avxbuf_pk_int_limits(op, sizeof(lua_Integer), &lo, &hi)) {
+      lua_pushnumber(L, (lua_Number)lo);
+      lua_setfield(L, -2, "lo");
+      lua_pushnumber(L, (lua_Number)hi);
+      lua_setfield(L, -2, "hi");
+    }
+    if (op->kind == PK_CHAR || op->kind == PK_STRING) {
+      lua_pushnumber(L, (lua_Number)avxbuf_pk_str_most(op));
+      lua_setfield(L, -2, "most");
+    }
     lua_rawseti(L, -2, i + 1);
   }
   return 1;
@@ -204,11 +262,13 @@ static void push_layout(lua_State *L)
 static void push_entries(lua_State *L, lmodule *m)
 {
   const struct { const char *name; uintptr_t fn; } entries[] = {
-    { "copy", (uintptr_t)&ffi_copy }, { "fill", (uintptr_t)&ffi_fill }, { "grow", (uintptr_t)&ffi_grow },
+    { "copy", (uintptr_t)&ffi_copy }, { "grow", (uintptr_t)&ffi_grow },
+    { "copy_args", (uintptr_t)&ffi_copy_args }, { "fill_args", (uintptr_t)&ffi_fill_args },
+    { "resize", (uintptr_t)&ffi_resize }, { "has_specials", (uintptr_t)&avxbuf_match_has_specials },
     { "consume", (uintptr_t)&ffi_consume }, { "search", (uintptr_t)&ffi_search }, { "line", (uintptr_t)&ffi_line },
     { "split", (uintptr_t)&ffi_split }, { "start", (uintptr_t)&ffi_start }, { "get", (uintptr_t)&ffi_get },
   };
-  lua_createtable(L, 0, 12);
+  lua_createtable(L, 0, 16);
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
     lua_pushlightuserdata(L, (void *)entries[i].fn);
     lua_setfield(L, -2, entries[i].name);
@@ -218,6 +278,8 @@ static void push_entries(lua_State *L, lmodule *m)
   lua_setfield(L, -2, "copy_inline_upto");
   lua_pushlightuserdata(L, &m->state.plan.fill_inline_upto);
   lua_setfield(L, -2, "fill_inline_upto");
+  lua_pushinteger(L, AVXBUF_FIRST);
+  lua_setfield(L, -2, "first");
   lua_pushcfunction(L, l_pack_ops);
   lua_setfield(L, -2, "pack_ops");
   lua_pushlightuserdata(L, (void *)&avxbuf_cookie_key);

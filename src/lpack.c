@@ -99,14 +99,11 @@ static size_t check_values(lua_State *L, const avxbuf_pk_chunk *c, int fmt_arg, 
     switch (op->kind) {
     case PK_INT: case PK_UINT: {
       lua_Integer n = checkint(L, *arg);
-      if (op->size < SZINT) {
-        if (op->kind == PK_INT) {
-          lua_Integer lim = (lua_Integer)1 << (op->size * NB - 1);
-          luaL_argcheck(L, -lim <= n && n < lim, *arg, "integer overflow");
-        } else {
-          luaL_argcheck(L, (unsigned long long)n < (1ull << (op->size * NB)), *arg, "unsigned overflow");
-        }
-      }
+      long long lo;
+      unsigned long long hi;
+      if (avxbuf_pk_int_limits(op, SZINT, &lo, &hi))
+        luaL_argcheck(L, n >= lo && (n < 0 || (unsigned long long)n < hi), *arg,
+                      op->kind == PK_INT ? "integer overflow" : "unsigned overflow");
       v[j].i = n;
       (*arg)++;
       break;
@@ -118,10 +115,9 @@ static size_t check_values(lua_State *L, const avxbuf_pk_chunk *c, int fmt_arg, 
       size_t len;
       const char *s = luaL_checklstring(L, *arg, &len);
       if (op->kind == PK_CHAR)
-        luaL_argcheck(L, len <= op->size, *arg, "string longer than given size");
+        luaL_argcheck(L, len <= avxbuf_pk_str_most(op), *arg, "string longer than given size");
       else if (op->kind == PK_STRING)
-        luaL_argcheck(L, op->size >= sizeof(size_t) || len < ((size_t)1 << (op->size * NB)), *arg,
-                      "string length does not fit in given size");
+        luaL_argcheck(L, len <= avxbuf_pk_str_most(op), *arg, "string length does not fit in given size");
       else
         luaL_argcheck(L, strlen(s) == len, *arg, "string contains zeros");
       if (len > MAX_LENGTH) luaL_argerror(L, fmt_arg, "format result too large");
@@ -389,7 +385,7 @@ static size_t unpack_pass(lua_State *L, lmodule *m, const view *v, size_t pos, c
     for (int j = 0; j < c->n; j++) {
       const avxbuf_pk_op *op = &c->op[j];
       size_t pad = AVXBUF_PK_PADDING(op, pos);
-      size_t least = pad + (op->kind == PK_ZSTR ? 1 : op->size);   /* z: its zero */
+      size_t least = avxbuf_pk_least(op, pos);
       if (is_short || pos > v->end || pad + op->size > v->end - pos) {
         if (!is_short && v->end < v->len) return RESTART;
         pos = shortfall(L, u, v, pos, least);

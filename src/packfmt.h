@@ -1,4 +1,4 @@
-/* The format language of Lua 5.3's string.pack, compiled into ops: no Lua
+/* The format language of Lua 5.4's string.pack (as 5.3's), compiled into ops: no Lua
  * state here (lpack.c does the values), so the parser can be fuzzed alone.
  * The sizes of the native types are this build's, as string.pack uses the
  * running Lua's. */
@@ -6,6 +6,7 @@
 #define AVXBUF_PACKFMT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum avxbuf_pk_kind {
   PK_INT,      /* b h i[n] l j: signed integer of `size` bytes */
@@ -59,6 +60,32 @@ typedef struct avxbuf_pk_chunk {
 
 /* Padding before an op at byte pos (counted from where alignment is). */
 #define AVXBUF_PK_PADDING(op, pos) (((size_t)(op)->align - ((pos) & ((op)->align - 1u))) & ((op)->align - 1u))
+
+/* The bytes op takes at the least from byte pos on (z: its zero), which
+ * unpack counts as missing past short data. */
+static inline size_t avxbuf_pk_least(const avxbuf_pk_op *op, size_t pos)
+{
+  return AVXBUF_PK_PADDING(op, pos) + (op->kind == PK_ZSTR ? 1 : op->size);
+}
+
+/* The integers pack takes for op, as string.pack: for an integer of fewer
+ * bytes than the Lua's (szint), lo <= n < hi; 0 for any other op. */
+static inline int avxbuf_pk_int_limits(const avxbuf_pk_op *op, size_t szint, long long *lo, unsigned long long *hi)
+{
+  if ((op->kind != PK_INT && op->kind != PK_UINT) || op->size >= szint) return 0;
+  int bits = (int)op->size * 8;
+  *lo = op->kind == PK_INT ? -(1ll << (bits - 1)) : 0;
+  *hi = op->kind == PK_INT ? 1ull << (bits - 1) : 1ull << bits;
+  return 1;
+}
+
+/* The longest string pack takes for a c or s op (s: what its length's
+ * bytes can say), as string.pack. */
+static inline size_t avxbuf_pk_str_most(const avxbuf_pk_op *op)
+{
+  if (op->kind == PK_CHAR) return op->size;
+  return op->size >= sizeof(size_t) ? SIZE_MAX : ((size_t)1 << (op->size * 8)) - 1;
+}
 
 void avxbuf_pk_init(avxbuf_pk *h, const char *fmt);
 

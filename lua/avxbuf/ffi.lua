@@ -34,13 +34,16 @@ local uptr = ffi.typeof("uintptr_t")
 local cast, fcopy, ffill = ffi.cast, ffi.copy, ffi.fill
 local bit = require "bit"
 local band = bit.band
-local type, tonumber, select, rawequal = type, tonumber, select, rawequal
+local type, tonumber, select = type, tonumber, select
 -- The raw metatable: getmetatable also looks up __metatable, a hash lookup
 -- the JIT repeated in every iteration of a put loop (-jdump).
 local getmetatable_raw = debug.getmetatable
 local EXACT = 2 ^ 52   -- integers up to this convert to int64_t exactly, sums of three too
 
 local function whole(x) return type(x) == "number" and x % 1 == 0 end
+-- A number C's entries take as an int64_t exactly (the type test; what
+-- it means, range and all, is C's).
+local function index(i) return whole(i) and i >= -EXACT and i <= EXACT end
 
 -- A move of n <= 64 bytes as two overlapping moves of a constant width (the
 -- head/tail scheme of src/kernels/small.h): the JIT unrolls ffi.copy and
@@ -153,16 +156,12 @@ local function unpack_source(ops, stream)
   local function at() return off > 0 and ("pos + %d"):format(off) or "pos" end
   -- The stream form returns nil and the bytes missing at the least for
   -- short data, as C counts them (src/lpack.c's shortfall: the end of
-  -- what is known, plus each later option's least size), where that is a
-  -- constant: with no alignment; elsewhere false, and C says it. rest[k]:
-  -- the least bytes the options after op k take (z is not compiled here).
-  local rest, short_here = { [#ops] = 0 }, stream
-  for k = #ops, 1, -1 do
-    if ops[k].align > 1 then short_here = false end
-    rest[k - 1] = rest[k] + ops[k].size
-  end
+  -- what is known, plus each later option's `least`, C's count in
+  -- pack_ops). rest[k]: the least bytes the options after op k take.
+  local rest = { [#ops] = 0 }
+  for k = #ops, 1, -1 do rest[k - 1] = rest[k] + ops[k].least end
   local function short(known_end, k)   -- data that ends before the 0-based offset known_end
-    return short_here and ("return nil, %s + %d - len"):format(known_end, rest[k]) or "return false"
+    return stream and ("return nil, %s + %d - len"):format(known_end, rest[k]) or "return false"
   end
   local function flush(k)   -- the segment (ending with op k): its check, its lines, pos past it
     if off > 0 then line("if pos + %d > len then %s end", off - 1, short(("pos + %d"):format(off - 1), k)) end
@@ -175,16 +174,12 @@ local function unpack_source(ops, stream)
   -- when the format starts with a field of some size (one guard less in a
   -- read loop's trace)
   local first = ops[1]
-  if not (first and first.align <= 1 and first.size > 0 and first.kind ~= "align") then
+  if not (first and first.size > 0) then
     line("if pos > len + 1 then return false end")
   end
   for k, op in ipairs(ops) do
     local size = op.size
-    if op.align > 1 then
-      flush(k - 1)
-      line("pos = pos + band(%d - band(pos - 1, %d), %d)", op.align, op.align - 1, op.align - 1)
-      line("if pos > len + 1 then return false end")
-    end
+    if op.align > 1 then return nil end   -- padding is C's (AVXBUF_PK_PADDING)
     local load = LOADS[op.kind] and LOADS[op.kind][size]
     if load then
       local value = load == "int64_t" and ("tonumber(q%d[0])"):format(k) or ("q%d[0]"):format(k)
@@ -234,7 +229,7 @@ local function unpack_source(ops, stream)
       line("if b.gen ~= g then return false end")
       line("local v%d = fstring(s%d, n%d)", k, k, k)
       size = 0
-    elseif op.kind ~= "pad" and op.kind ~= "align" then
+    elseif op.kind ~= "pad" then
       return nil
     end
     off = off + size
@@ -290,8 +285,8 @@ end
 -- trace exit can run finalizers). (Those moves are calls when their length
 -- varies; with the commit after them, the trace checked the generation
 -- again after the call and kept the pointers and lengths on the stack
--- across it.) Alignment counts from where the pack starts (as
--- string.pack): supported where the offset is known when the code is made.
+-- across it.) A format with alignment is the C function's. What each op
+-- takes (lo, hi, most) is C's, from pack_ops.
 local function pack_source(ops)
   local head, ptr = format_code_head()
   local checks, ptrs, stores, moves, lengths = {}, {}, {}, {}, {}
@@ -303,15 +298,7 @@ local function pack_source(ops)
   end
   for k, op in ipairs(ops) do
     local size = op.size
-    if op.align > 1 then
-      if #lengths > 0 then return nil end
-      local pad = (op.align - fixed % op.align) % op.align
-      if pad > 0 then
-        ptrs[#ptrs + 1] = ("local z%d = p + %s"):format(k, at())
-        moves[#moves + 1] = ("ffill(z%d, %d)"):format(k, pad)
-        fixed = fixed + pad
-      end
-    end
+    if op.align > 1 then return nil end
     local store = LOADS[op.kind] and LOADS[op.kind][size]
     if store then
       nv = nv + 1
@@ -324,10 +311,9 @@ local function pack_source(ops)
       if op.kind == "float" or op.kind == "double" or op.kind == "number" then
         checks[#checks + 1] = ("type(%s) == \"number\""):format(v)
       else
-        local lo, hi   -- the C function's range (lua_Integer on LuaJIT: exact to 2^53 here)
-        if size == 8 then lo, hi = -2 ^ 53, 2 ^ 53 + 1
-        elseif op.kind == "int" then lo, hi = -2 ^ (8 * size - 1), 2 ^ (8 * size - 1)
-        else lo, hi = 0, 2 ^ (8 * size) end
+        -- C's range, or none (8 bytes): then what a double converts to
+        -- int64_t exactly, the FFI's own limit (the C function takes the rest).
+        local lo, hi = op.lo or -2 ^ 53, op.hi or 2 ^ 53 + 1
         checks[#checks + 1] = ("type(%s) == \"number\" and %s %% 1 == 0 and %s >= %.0f and %s < %.0f")
                               :format(v, v, v, lo, v, hi)
       end
@@ -336,7 +322,7 @@ local function pack_source(ops)
     elseif op.kind == "char" then
       nv = nv + 1
       local v = "v" .. nv
-      checks[#checks + 1] = ("type(%s) == \"string\" and #%s <= %d"):format(v, v, size)
+      checks[#checks + 1] = ("type(%s) == \"string\" and #%s <= %.0f"):format(v, v, op.most)
       ptrs[#ptrs + 1] = ("local q%d = p + %s; local r%d = q%d + #%s"):format(k, at(), k, k, v)
       moves[#moves + 1] = ("fcopy(q%d, %s, #%s); ffill(r%d, %d - #%s)"):format(k, v, v, k, size, v)
     elseif op.kind == "string" and PREFIXES[size] then
@@ -347,8 +333,7 @@ local function pack_source(ops)
         prefix = other_order_store("uint", size, prefix)
         if not prefix then return nil end
       end
-      checks[#checks + 1] = size < 8 and ("type(%s) == \"string\" and #%s < %.0f"):format(v, v, 2 ^ (8 * size))
-                            or ("type(%s) == \"string\""):format(v)
+      checks[#checks + 1] = ("type(%s) == \"string\" and #%s <= %.0f"):format(v, v, op.most)
       ptrs[#ptrs + 1] = ("local q%d = cast(%s, p + %s); local r%d = p + %s")
                         :format(k, ptr(PREFIXES[size]), at(), k, at(size))
       stores[#stores + 1] = ("q%d[0] = %s"):format(k, prefix)
@@ -357,7 +342,7 @@ local function pack_source(ops)
     elseif op.kind == "pad" then
       ptrs[#ptrs + 1] = ("local q%d = p + %s"):format(k, at())
       stores[#stores + 1] = ("q%d[0] = 0"):format(k)
-    elseif op.kind ~= "align" then
+    else
       return nil
     end
     fixed = fixed + size
@@ -400,8 +385,8 @@ end]]):format(nv > 0 and "local " .. table.concat(values, ", ") .. " = ..." or "
               table.concat(moves, "\n        "))
 end
 
--- A length written by this path (put, resize within the capacity), and the
--- new generation, as string.buffer's commit.
+-- A length written by this path (put), and the new generation, as
+-- string.buffer's commit.
 local function commit(b, g, len)
   if b.gen ~= g then return false end
   b.len = len
@@ -414,7 +399,12 @@ return function(avxbuf, c)
   local KEY = cast(uptr, c.cookie_key)
   local c_copy_at = cast("int (*)(avxbuf_buffer *, size_t, uint32_t, size_t, const avxbuf_buffer *, uint32_t, "
                          .. "const char *, size_t)", c.copy)
-  local c_fill_at = cast("int (*)(avxbuf_buffer *, uint32_t, size_t, int, size_t)", c.fill)
+  local c_resize_at = cast("int (*)(avxbuf_buffer *, uint32_t, int64_t)", c.resize)
+  local c_has_specials = cast("int (*)(const char *, size_t)", c.has_specials)
+  local c_copy_args = cast("double (*)(avxbuf_buffer *, uint32_t, int64_t, const avxbuf_buffer *, uint32_t, "
+                           .. "const char *, int64_t, int64_t, int, int64_t)", c.copy_args)
+  local c_fill_args = cast("double (*)(avxbuf_buffer *, uint32_t, int64_t, int64_t, int, int64_t)", c.fill_args)
+  local FIRST = c.first
   local c_grow = cast("int (*)(avxbuf_buffer *, uint32_t, size_t)", c.grow)
   local c_consume = cast("void (*)(avxbuf_buffer *, size_t)", c.consume)
   local c_search = cast("double (*)(const avxbuf_buffer *, uint32_t, int, int64_t, const char *, size_t)", c.search)
@@ -466,27 +456,6 @@ return function(avxbuf, c)
   local function ffi_fills(n)
     return n <= fill_upto[0]
   end
-  -- n bytes to offset doff of buffer d (generation dgen) from offset soff
-  -- of buffer s (generation sgen) or of string str; false when something
-  -- changed.
-  local function copy_bytes(d, dgen, doff, s, sgen, str, soff, n, overlap)
-    if ffi_copies(n, overlap) then
-      local w = width(n)
-      local dp = d.data + doff
-      local sp = (s and s.data or cast(bytep, str)) + soff
-      return copy_width[w](dp, sp, dp + (n - w), sp + (n - w), d, dgen, s, sgen)
-    end
-    return c_copy_at(d, n, dgen, doff, s, sgen or 0, str, soff) == 1
-  end
-  local function fill_bytes(b, g, off, byte, n)
-    if ffi_fills(n) then
-      local w = width(n)
-      local p = b.data + off
-      return fill_width[w](p, p + (n - w), byte, b, g)
-    end
-    return c_fill_at(b, g, off, byte, n) == 1
-  end
-
   do
     local probe = avxbuf.from("avxbuf")
     local p = as_buffer(probe)
@@ -495,44 +464,48 @@ return function(avxbuf, c)
     end
   end
 
-  -- true when done here; false to let the C function do it
+  -- true when done; false to let the C function do it. The ranges and
+  -- defaults are C's (c_copy_args, c_fill_args: src/lluajit.c), which check
+  -- and move in one call, or leave a move the plan lets a caller inline to
+  -- the movers; this only tests types and passes the default index C
+  -- exports (FIRST) and whether n was given.
   local function fast_copy(dst, di, src, si, n)
     local d = as_buffer(dst)
-    if not d or not whole(di) then return false end
+    if not d or not index(di) then return false end
     local dgen = d.gen
-    local s, sgen, str, slen
+    local s, sgen, str, slen = nil, 0, nil, 0
     if type(src) == "string" then
       str, slen = src, #src
     else
       s = as_buffer(src)
       if not s then return false end
       sgen = s.gen
-      slen = s.len
     end
-    if si == nil then si = 1 end
-    if n == nil and whole(si) then n = tonumber(slen) - si + 1 end
-    -- The ends are compared with the int64_t lengths themselves (one
-    -- instruction each when the trace knows the indices), once they are
-    -- known to convert exactly.
-    if not (whole(si) and whole(n) and di >= 1 and si >= 1 and n >= 0 and di <= EXACT and si <= EXACT
-            and n <= EXACT and si + n - 1 <= slen and di + n - 1 <= d.len) then
-      return false
-    end
-    local overlap = rawequal(src, dst) and di ~= si and math.abs(di - si) < n   -- == would call __eq
-    return copy_bytes(d, dgen, di - 1, s, sgen, str, si - 1, n, overlap)
+    if si == nil then si = FIRST end
+    if not index(si) or n ~= nil and not index(n) then return false end
+    local r = c_copy_args(d, dgen, di, s, sgen, str, slen, si, n ~= nil, n or 0)
+    if r < 0 then return false end
+    if r % 2 == 1 then return true end
+    local count = r / 2
+    local w = width(count)
+    local dp = d.data + (di - 1)
+    local sp = (s and s.data or cast(bytep, str)) + (si - 1)
+    return copy_width[w](dp, sp, dp + (count - w), sp + (count - w), d, dgen, s, sgen)
   end
 
   local function fast_fill(buf, byte, i, n)
     local b = as_buffer(buf)
-    if not b or not whole(byte) or byte < 0 or byte > 255 then return false end
+    if not b or not index(byte) then return false end
     local g = b.gen
-    if i == nil then i = 1 end
-    if n == nil and whole(i) then n = tonumber(b.len) - i + 1 end
-    if not (whole(i) and whole(n) and i >= 1 and n >= 0 and i <= EXACT and n <= EXACT
-            and i + n - 1 <= b.len) then   -- as in fast_copy
-      return false
-    end
-    return fill_bytes(b, g, i - 1, byte, n)
+    if i == nil then i = FIRST end
+    if not index(i) or n ~= nil and not index(n) then return false end
+    local r = c_fill_args(b, g, byte, i, n ~= nil, n or 0)
+    if r < 0 then return false end
+    if r % 2 == 1 then return true end
+    local count = r / 2
+    local w = width(count)
+    local p = b.data + (i - 1)
+    return fill_width[w](p, p + (count - w), byte, b, g)
   end
 
   -- buf:put of strings and buffers, growing the buffer as C would; anything
@@ -572,7 +545,7 @@ return function(avxbuf, c)
     -- cdata made here) moves every later piece: none may end past the room.
     if at + n > cap then return -1 end
     if n > PUT_BY_MEMCPY then
-      return copy_bytes(b, g, at, src, sgen, str, 0, n, false) and at + n or -1
+      return c_copy_at(b, n, g, at, src, sgen or 0, str, 0) == 1 and at + n or -1
     end
     local d = b.data + at
     local s = str or src.data
@@ -626,18 +599,14 @@ return function(avxbuf, c)
     return write_pieces(b, g, cap, old, old, n, ...) == total and commit(b, g, total)
   end
 
-  -- buf:resize(n) within the capacity: what the C function does there
-  -- (zeroes, then the new length) without a call the trace cannot compile
-  -- (a C function exits the trace, and a loop that empties its buffer
-  -- often would leave the trace each time).
+  -- buf:resize(n) where the buffer holds n bytes: C's entry (c_resize_at)
+  -- checks, zeroes and sets the length in a call the trace compiles (the C
+  -- function exits the trace, and a loop that empties its buffer often
+  -- would leave the trace each time); growth and errors are the C
+  -- function's.
   local function fast_resize(buf, n)
     local b = as_buffer(buf)
-    if not b or not whole(n) or n < 0 then return false end
-    local g = b.gen
-    if n > tonumber(b.cap) then return false end
-    local len = tonumber(b.len)
-    if n > len and not fill_bytes(b, g, len, 0, n - len) then return false end
-    return commit(b, g, n)
+    return b ~= nil and index(n) and c_resize_at(b, b.gen, n) == 1
   end
 
   -- Module functions and methods alike (as in C: buf:copy == avxbuf.copy).
@@ -723,9 +692,6 @@ return function(avxbuf, c)
   local fstring = ffi.string
   local c_byte, c_find = methods.byte, methods.find
   local c_get, c_skip, c_lines, c_split = methods.get, methods.skip, methods.lines, methods.split
-  -- A number C's entries take as an int64_t exactly (the type test; what
-  -- it means, range and all, is C's).
-  local function index(i) return whole(i) and i >= -EXACT and i <= EXACT end
   -- buf:tostring(i, j) with both given, 1 <= i <= j <= #buf: those bytes.
   -- Every other form (defaults, negative or empty ranges) is the C
   -- function's, which owns string.sub's rules. The pointer is made before
@@ -754,16 +720,16 @@ return function(avxbuf, c)
     end
     return c_byte(buf, i, j)
   end
-  -- A plain search (plain = true, or a needle without magic characters:
-  -- remembered per needle, the first 64 at a time, as formats are).
-  local SPECIALS = "[%^%$%*%+%?%.%(%[%%%-]"   -- src/match.c's (lstrlib's)
+  -- A plain search (plain = true, or a needle without magic characters,
+  -- as src/match.c tells them: remembered per needle, the first 64 at a
+  -- time, as formats are).
   local is_plain, plain_count = {}, 0
   local function plain(needle, flag)
     if flag then return true end
     local known = is_plain[needle]
     if known ~= nil then return known end
     if plain_count >= 64 then is_plain, plain_count = {}, 0 end
-    known = not needle:find(SPECIALS)
+    known = c_has_specials(needle, #needle) == 0
     is_plain[needle], plain_count = known, plain_count + 1
     return known
   end
