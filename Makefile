@@ -42,7 +42,7 @@ SRC = src/lavxbuf.c src/lmodule.c src/largs.c src/lbuffer.c src/linspect.c src/l
 	src/lcapi.c src/lluajit.c src/lembed.c \
 	src/cpu.c src/policy.c src/settings.c src/dispatch.c src/clock.c \
 	src/kernels/sse2.c src/kernels/avx.c src/kernels/avx2.c src/kernels/avx512.c src/kernels/erms.c \
-	src/kernels/libc.c src/kernels/twoway.c src/kernels/registry.c
+	src/kernels/libc.c src/kernels/twoway.c src/kernels/offsets.c src/kernels/registry.c
 BINDING_SRC = $(filter src/l%.c,$(SRC))
 CORE_SRC = $(filter-out src/l%.c,$(SRC))
 HDR = $(wildcard src/*.h src/kernels/*.h include/*.h)

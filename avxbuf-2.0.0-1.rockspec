@@ -64,6 +64,7 @@ build = {
             "src/kernels/erms.c",
             "src/kernels/libc.c",
             "src/kernels/twoway.c",
+            "src/kernels/offsets.c",
             "src/kernels/registry.c"
          }
       },

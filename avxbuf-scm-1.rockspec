@@ -32,7 +32,7 @@ build = {
         "src/lluajit.c", "src/lembed.c",
         "src/cpu.c", "src/policy.c", "src/settings.c", "src/dispatch.c", "src/clock.c",
         "src/kernels/sse2.c", "src/kernels/avx.c", "src/kernels/avx2.c",
-        "src/kernels/avx512.c", "src/kernels/erms.c", "src/kernels/libc.c", "src/kernels/twoway.c", "src/kernels/registry.c",
+        "src/kernels/avx512.c", "src/kernels/erms.c", "src/kernels/libc.c", "src/kernels/twoway.c", "src/kernels/offsets.c", "src/kernels/registry.c",
       },
       defines = { "_POSIX_C_SOURCE=200809L" },
       incdirs = { "src" },

@@ -471,6 +471,48 @@ end
 
 -- An iterator keeps its buffer alive, and its separator's bytes as they
 -- were when split was called.
+-- One-byte separators, which LuaJIT's path finds many at a time (a batch
+-- of offsets per call, src/kernels/offsets.c): gaps of every length from 0
+-- to past the 64 bytes the scan takes before memchr, separators at every
+-- offset of a 16-byte block, more pieces than a batch holds, and iterators
+-- over different buffers taking turns (one batch serves them all).
+function TestSplit.test_one_byte_separators_in_batches()
+  local r = rng(77)
+  local texts = {}
+  for round = 1, LIGHT and 6 or 20 do
+    local t = {}
+    for _ = 1, 150 + r(150) do
+      local gap = round % 4 == 0 and r(200) or round % 4 == 1 and r(3) or r(70)
+      t[#t + 1] = ("x"):rep(gap)
+    end
+    texts[round] = table.concat(t, ",") .. (round % 2 == 0 and "," or "")
+  end
+  for round, s in ipairs(texts) do
+    local b = avxbuf.from(s)
+    same_ranges(collect_split(b, ","), split_reference(s, ",", 1), "text " .. round)
+    local init = 1 + r(#s)
+    same_ranges(collect_split(b, ",", init), split_reference(s, ",", init), "text " .. round .. " from " .. init)
+  end
+  -- Turns: each of three iterators steps in its turn, and one restarts now and then.
+  local its, got, want = {}, {}, {}
+  for k = 1, 3 do
+    its[k] = avxbuf.from(texts[k]):split(",")
+    got[k], want[k] = {}, split_reference(texts[k], ",", 1)
+  end
+  local live = 3
+  while live > 0 do
+    live = 0
+    for k = 1, 3 do
+      for _ = 1, 1 + r(70) do
+        local i, j = its[k]()
+        if i then got[k][#got[k] + 1] = { i, j } end
+      end
+      if #got[k] < #want[k] then live = live + 1 end
+    end
+  end
+  for k = 1, 3 do same_ranges(got[k], want[k], "iterator " .. k .. " taking turns") end
+end
+
 function TestSplit.test_iterators_hold_what_they_need()
   local lines = avxbuf.from("one\ntwo"):lines()
   local sep = avxbuf.from(",")
@@ -514,5 +556,26 @@ function TestSplit.test_iterators_with_replaced_upvalues_raise()
     local ok, err = pcall(f)
     lu.assertFalse(ok, "split with a separator " .. type(v))   -- (split takes no number either)
     lu.assertStrContains(err, "iterator's upvalues were replaced")
+  end
+  -- LuaJIT's split keeps a batch of offsets and its place in it: an index
+  -- past the batch, or something else as the batch, raises too.
+  if avxbuf.ffi then
+    local hostile = { nb = { 1e6, -1, 0 / 0 }, k = { -5 }, batch = { "x", 7, {} } }
+    for name, values in pairs(hostile) do
+      for _, v in ipairs(values) do
+        local f = b:split(",")
+        local at
+        for up = 1, 20 do
+          if debug.getupvalue(f, up) == name then at = up end
+        end
+        lu.assertNotNil(at, "split's upvalue " .. name)
+        local saved = select(2, debug.getupvalue(f, at))
+        debug.setupvalue(f, at, v)
+        local ok, err = pcall(f)
+        debug.setupvalue(f, at, saved)   -- the batch is every iterator's
+        lu.assertFalse(ok, "split with " .. name .. " = " .. tostring(v))
+        lu.assertStrContains(err, "iterator's upvalues were replaced")
+      end
+    end
   end
 end

@@ -11,6 +11,7 @@
 #include "lembed.h"
 #include "packfmt.h"
 #include "match.h"
+#include "kernels/kernels.h"
 
 /* The FFI path's moves. lua/avxbuf/ffi.lua reads a buffer's generation
  * before it makes any cdata; the generation is checked again here, where
@@ -145,17 +146,35 @@ static double ffi_search(const buffer *b, uint32_t gen, int given, int64_t init,
   return p ? 2.0 * (double)(p - b->data) + 1 : 2.0 * (double)b->len;
 }
 
-/* split's step, from offset off of b: -2 and -1 as ffi_search; else the
- * offset of the next separator sep (m >= 1 bytes), or -3 - the length when
- * there is none (the last piece). The caller's next position is then one
- * add away from the result, where ffi_search's 2 * e + found took a chain
- * of floating-point operations that the next search waited for. */
-static double ffi_split(const buffer *b, uint32_t gen, size_t off, const unsigned char *sep, size_t m)
+/* split's next steps from offset off of b, in one call: -2 and -1 as
+ * ffi_search; else the number n (0..k) of separators sep (m >= 1 bytes)
+ * found, their offsets in out[0..n-1]; fewer than k means the search
+ * reached the end, and out[n] is then the length (where the last piece
+ * ends). One call per k pieces: a call per piece cost more than the
+ * string.find loop it stands for (docs/streams.md). */
+#define SPLIT_BATCH_MAX 64   /* ffi.lua's SPLIT_BATCH at the most */
+static int ffi_split(const buffer *b, uint32_t gen, size_t off, const unsigned char *sep, size_t m, double *out,
+                     int k)
 {
   if (b->gen != gen || b->module == NULL) return -2;
   if (off > b->len) return -1;
-  const unsigned char *p = search_from(b, off, sep, m);
-  return p ? (double)(p - b->data) : -3.0 - (double)b->len;
+  if (m == 1) {   /* one byte: the offsets in one scan */
+    size_t at[SPLIT_BATCH_MAX];
+    size_t n = avxbuf_byte_offsets(b->data + off, b->len - off, sep[0], at, k < SPLIT_BATCH_MAX ? (size_t)k : SPLIT_BATCH_MAX);
+    for (size_t j = 0; j < n; j++) out[j] = (double)(off + at[j]);
+    if (n < (size_t)k) out[n] = (double)b->len;
+    return (int)n;
+  }
+  for (int n = 0; n < k; n++) {
+    const unsigned char *p = search_from(b, off, sep, m);
+    if (p == NULL) {
+      out[n] = (double)b->len;
+      return n;
+    }
+    out[n] = (double)(p - b->data);
+    off = (size_t)(p - b->data) + m;
+  }
+  return k;
 }
 
 /* The line of b from offset off: -2 when the generation changed, -1 when
@@ -280,6 +299,8 @@ static void push_entries(lua_State *L, lmodule *m)
   lua_setfield(L, -2, "fill_inline_upto");
   lua_pushinteger(L, AVXBUF_FIRST);
   lua_setfield(L, -2, "first");
+  lua_pushinteger(L, (lua_Integer)avxbuf_start_offset(0, 0, 0));   /* lines' and split's, init absent */
+  lua_setfield(L, -2, "start_default");
   lua_pushcfunction(L, l_pack_ops);
   lua_setfield(L, -2, "pack_ops");
   lua_pushlightuserdata(L, (void *)&avxbuf_cookie_key);

@@ -404,12 +404,13 @@ return function(avxbuf, c)
   local c_copy_args = cast("double (*)(avxbuf_buffer *, uint32_t, int64_t, const avxbuf_buffer *, uint32_t, "
                            .. "const char *, int64_t, int64_t, int, int64_t)", c.copy_args)
   local c_fill_args = cast("double (*)(avxbuf_buffer *, uint32_t, int64_t, int64_t, int, int64_t)", c.fill_args)
-  local FIRST = c.first
+  local FIRST, START = c.first, c.start_default
   local c_grow = cast("int (*)(avxbuf_buffer *, uint32_t, size_t)", c.grow)
   local c_consume = cast("void (*)(avxbuf_buffer *, size_t)", c.consume)
   local c_search = cast("double (*)(const avxbuf_buffer *, uint32_t, int, int64_t, const char *, size_t)", c.search)
   local c_line = cast("double (*)(const avxbuf_buffer *, uint32_t, size_t)", c.line)
-  local c_split_step = cast("double (*)(const avxbuf_buffer *, uint32_t, size_t, const char *, size_t)", c.split)
+  local c_split_step = cast("int (*)(const avxbuf_buffer *, uint32_t, size_t, const char *, size_t, double *, int)",
+                            c.split)
   local c_start = cast("double (*)(const avxbuf_buffer *, int, int64_t)", c.start)
   local c_get_count = cast("double (*)(const avxbuf_buffer *, uint32_t, int, int64_t)", c.get)
   -- Read live: configure() rewrites them in place.
@@ -802,12 +803,17 @@ return function(avxbuf, c)
   -- position, 4 split's separator: spec/split_spec.lua replaces them), so
   -- that debug.setupvalue there reaches no function the module shares.
   local function replaced(what) error("avxbuf: this " .. what .. " iterator's upvalues were replaced", 2) end
-  -- Where an iteration starts: C's offset for init (c_start; init or 0 is
-  -- a placeholder where init is absent, which the flag before it says).
+  -- Where an iteration starts: C's offset for init (c_start), or for no
+  -- init the offset C exports (START: a call, interpreted, as the
+  -- iterator's making is, cost more than a short split's pieces).
+  local function start_of(b, init)
+    if init == nil then return START end
+    return c_start(b, true, init)
+  end
   methods.lines = function(buf, init)
     local b = as_buffer(buf)
     if b == nil or not (init == nil or index(init)) then return c_lines(buf, init) end
-    local pos, c_iter = c_start(b, init ~= nil, init or 0), nil
+    local pos, c_iter = start_of(b, init), nil
     return function()
       local it, v, at = c_iter, buf, pos   -- (upvalues 1, 2, 3, in this order)
       if it then return it() end
@@ -832,34 +838,57 @@ return function(avxbuf, c)
       return c_iter()
     end
   end
+  -- split: the separators SPLIT_BATCH at a time from c_split_step (one
+  -- call), each piece then a read of the batch, which holds while the
+  -- buffer's generation is the one it was found at (checked every step:
+  -- otherwise found again from the position). One batch serves every
+  -- iterator, held by the one whose id is `owner` (a batch of each cost
+  -- an interpreted ffi.new at every split, more than a short split's
+  -- pieces); another's turn finds it again from its position. The batch's
+  -- indices are upvalues like the rest: checked before it is read.
+  local SPLIT_BATCH = 64   -- src/lluajit.c's SPLIT_BATCH_MAX at the most
+  local batch_t = ffi.typeof("double[$]", SPLIT_BATCH + 1)   -- and the last piece's end
+  local istype = ffi.istype
+  local batch, owner, last_id = batch_t(), 0, 0
   methods.split = function(buf, sep, init)
     local b = as_buffer(buf)
     if b == nil or type(sep) ~= "string" or #sep == 0 or not (init == nil or index(init)) then
       return c_split(buf, sep, init)
     end
-    local pos, c_iter = c_start(b, init ~= nil, init or 0), nil
+    local pos, c_iter = start_of(b, init), nil
+    last_id = last_id + 1
+    local id, nb, k, bgen = last_id, 0, 0, false
     return function()
-      local it, v, at, m = c_iter, buf, pos, sep   -- (upvalues 1, 2, 3, 4, in this order)
+      local it, v, at, m, f = c_iter, buf, pos, sep, batch   -- (upvalues 1, 2, 3, 4, 5, in this order)
       if it then return it() end
       local d = as_buffer(v)
-      if d == nil or type(at) ~= "number" or type(m) ~= "string" or #m == 0 then replaced("split") end
+      if d == nil or type(at) ~= "number" or type(m) ~= "string" or #m == 0 or not istype(batch_t, f)
+         or not (nb >= 0 and nb <= SPLIT_BATCH and k >= 0) then
+        replaced("split")
+      end
       if pos < 0 then return nil end
-      local r = c_split_step(d, d.gen, pos, sep, #sep)
+      local g = d.gen
+      if owner ~= id or g ~= bgen or (k >= nb and nb == SPLIT_BATCH) then   -- not ours, stale, or used up
+        local r = c_split_step(d, g, pos, sep, #sep, f, SPLIT_BATCH)
+        if r < 0 then
+          if r == -1 then
+            pos = -1
+            return nil
+          end
+          c_iter = c_split(buf, sep, pos + 1)
+          return c_iter()
+        end
+        owner, nb, k, bgen = id, r, 0, g
+      end
       local i = pos + 1
-      if r >= 0 then   -- a separator at offset r
-        pos = r + #sep
-        return i, r
+      if k < nb then   -- a separator at offset f[k]
+        local e = f[k]
+        k = k + 1
+        pos = e + #sep
+        return i, e
       end
-      if r <= -3 then   -- none: the last piece, to the end
-        pos = -1
-        return i, -3 - r
-      end
-      if r == -1 then
-        pos = -1
-        return nil
-      end
-      c_iter = c_split(buf, sep, pos + 1)
-      return c_iter()
+      pos = -1   -- none left: the last piece, to the end
+      return i, f[nb]
     end
   end
 

@@ -68,5 +68,8 @@ const unsigned char *avxbuf_libc_find(const unsigned char *hay, size_t n, const 
 const unsigned char *avxbuf_libc_rfind(const unsigned char *hay, size_t n, const unsigned char *needle, size_t m);
 /* Its linear fallback (twoway.c): the last occurrence, 1 <= m <= n, or NULL. */
 const unsigned char *avxbuf_twoway_rfind(const unsigned char *hay, size_t n, const unsigned char *needle, size_t m);
+/* The offsets of the first k (or fewer) bytes c in p[0..n) into out, in
+ * order (offsets.c); how many. */
+size_t avxbuf_byte_offsets(const unsigned char *p, size_t n, unsigned char c, size_t *out, size_t k);
 
 #endif
