@@ -1,7 +1,8 @@
 /* libFuzzer: every kernel, through the real dispatch, against a byte-wise
  * reference, with random size, offsets, overlap and knobs; 64 guard bytes
  * around the destination range (and the whole arena) must not change.
- * Searches (op & 4) run every kernel's find and rfind directly. Built
+ * Searches (op & 4) run every kernel's find and rfind directly, and split's
+ * byte offsets. Built
  * twice: native (levels the CPU allows) and emulated (AVX-512 too). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -66,6 +67,12 @@ static void search(size_t n, uint32_t msel, uint32_t pos, size_t off, int flags,
     if (!avxbuf_kernel_available(k)) continue;
     if (k->find(hay, n, needle, m) != first || k->rfind(hay, n, needle, m) != last) abort();
   }
+  /* split's batches (src/kernels/offsets.c): the first k offsets of one byte. */
+  static size_t got[80];
+  size_t k = 1 + msel % 80, want = 0, found = avxbuf_byte_offsets(hay, n, needle[0], got, k);
+  for (size_t i = 0; i < n && want < k; i++)
+    if (hay[i] == needle[0] && (want >= found || got[want++] != i)) abort();
+  if (found != want) abort();
   if (memcmp(arena, expect, ARENA) != 0) abort();   /* searches only read */
 }
 

@@ -16,8 +16,9 @@
 
 size_t avxbuf_byte_offsets(const unsigned char *p, size_t n, unsigned char c, size_t *out, size_t k)
 {
-  size_t found = 0, i = 0, last = 0;   /* last: where the latest hit was, for the gap */
+  size_t found = 0, i = 0;
 #ifdef AVXBUF_X86
+  size_t last = 0;   /* where the latest hit was, for the gap */
   const __m128i needle = _mm_set1_epi8((char)c);
   while (found < k && n - i >= 16) {
     if (i - last >= NEAR) {   /* a long gap: memchr to the next hit */
