@@ -324,11 +324,7 @@ end
 -- itself (length, contents, a copy of it).
 function TestCollectorInCalls.test_random_operations_under_finalizers()
   local rounds = h.LIGHT and 150 or 600
-  local seed = 12345
-  local function rand(n)
-    seed = (seed * 1103515245 + 12345) % 2147483648
-    return seed % n
-  end
+  local rand = h.rng(12345)
   local pool = {}
   for i = 1, 4 do pool[i] = avxbuf.from(h.pattern(100 * i, i)) end
   local stop, quiet = false, false   -- no more finalizers; none acting (while checking)

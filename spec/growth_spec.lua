@@ -166,11 +166,7 @@ end
 
 -- A model: the same random operations on a buffer and on a Lua string.
 function TestGrowth.test_random_operations_match_a_string_model()
-  local seed = 12345
-  local function rand(n)   -- 0 .. n-1, deterministic
-    seed = (seed * 1103515245 + 12345) % 2147483648
-    return seed % n
-  end
+  local rand = h.rng(12345)   -- 0 .. n-1, deterministic
   local b, s = avxbuf.new(), ""
   local other = avxbuf.from(h.pattern(300, 9))
   local steps = h.LIGHT and 600 or 3000

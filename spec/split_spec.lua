@@ -13,13 +13,7 @@ local avxbuf = h.avxbuf
 local TORTURE = h.TORTURE
 local LIGHT = h.LIGHT or TORTURE
 
-local function rng(seed)
-  local x = seed % 4294967296
-  return function(n)   -- 0 .. n-1
-    x = (x * 69069 + 1) % 4294967296
-    return math.floor(x / 4294967296 * n)
-  end
-end
+local rng = h.rng   -- r(n): 0 .. n-1
 
 -- string.sub's start rule (negative from the end, 0 is 1), past the end
 -- clamped to #s + 1.
