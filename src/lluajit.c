@@ -46,33 +46,49 @@ static int ffi_copy(buffer *d, size_t n, uint32_t dgen, size_t doff, const buffe
 
 /* copy and fill (zero: byte 0) for the FFI path, from their arguments as
  * given (ffi.lua passes a defaulted source or start index as AVXBUF_FIRST,
- * exported as `first`, and says whether n was given), by l_copy's and
- * fill's rules (avxbuf_copy_count, avxbuf_fill_count: src/largs.h), in
- * one call: -1 when the C function must take the call (an argument it
- * refuses, a changed generation); else 2 * count + 1 when moved here, with
- * the kernel the plan picks, or 2 * count when count is within what the
- * plan lets a caller inline (ffi.lua's movers then move it in the trace).
- * A double: no cdata to box when interpreted. slen is a string source's
- * length; a buffer source's is read here. */
-static double ffi_copy_args(buffer *d, uint32_t dgen, int64_t di, const buffer *s, uint32_t sgen,
-                            const unsigned char *str, int64_t slen, int64_t si, int n_given, int64_t n)
+ * exported as `first`, and an absent n as FFI_ABSENT, exported as
+ * `absent`: no number it passes as given is that large), by l_copy's and
+ * fill's rules (avxbuf_copy_count, avxbuf_fill_count: src/largs.h), on the
+ * buffers as they are now (nothing runs in here): -1 when the C function
+ * must take the call (an argument it refuses, a freed buffer); else
+ * 2 * count + 1 when moved here, with the kernel the plan picks, or
+ * 2 * count when count is within what the plan lets a caller inline
+ * (ffi.lua's movers then move it in the trace, checking the generation
+ * they read after this call). A double: no cdata to box when interpreted.
+ * The source is a buffer (copy_from_buffer) or a Lua string's bytes
+ * (copy_from_string), so that every argument travels in a register. */
+#define FFI_ABSENT ((int64_t)1 << 53)
+
+static double copy_checked_here(buffer *d, int64_t di, const unsigned char *src, size_t slen, int same, int64_t si,
+                                int64_t n)
 {
-  if (d->gen != dgen || d->module == NULL || (s != NULL && s->gen != sgen)) return -1;
-  size_t srclen = s != NULL ? s->len : (size_t)slen;
-  lua_Integer count = avxbuf_copy_count((lua_Integer)di, d->len, (lua_Integer)si, srclen, n_given, (lua_Integer)n);
+  if (d->module == NULL) return -1;
+  lua_Integer count = avxbuf_copy_count((lua_Integer)di, d->len, (lua_Integer)si, slen, n != FFI_ABSENT,
+                                        (lua_Integer)n);
   if (count < 0) return -1;
   unsigned char *dst = d->data + (di - 1);
-  const unsigned char *src = (s != NULL ? s->data : str) + (si - 1);
-  avxbuf_overlap ov = s == d ? avxbuf_overlap_of(dst, src, (size_t)count) : OV_NONE;
+  src += si - 1;
+  avxbuf_overlap ov = same ? avxbuf_overlap_of(dst, src, (size_t)count) : OV_NONE;
   if (ov == OV_NONE && count <= d->module->state.plan.copy_inline_upto) return 2.0 * (double)count;
   avxbuf_copy(&d->module->state.plan, dst, src, (size_t)count, ov);
   return 2.0 * (double)count + 1;
 }
 
-static double ffi_fill_args(buffer *b, uint32_t gen, int64_t byte, int64_t i, int n_given, int64_t n)
+static double ffi_copy_from_buffer(buffer *d, const buffer *s, int64_t di, int64_t si, int64_t n)
 {
-  if (b->gen != gen || b->module == NULL) return -1;
-  lua_Integer count = avxbuf_fill_count((lua_Integer)byte, (lua_Integer)i, b->len, n_given, (lua_Integer)n);
+  return copy_checked_here(d, di, s->data, s->len, s == d, si, n);
+}
+
+static double ffi_copy_from_string(buffer *d, const unsigned char *str, int64_t slen, int64_t di, int64_t si,
+                                   int64_t n)
+{
+  return copy_checked_here(d, di, str, (size_t)slen, 0, si, n);
+}
+
+static double ffi_fill_args(buffer *b, int64_t byte, int64_t i, int64_t n)
+{
+  if (b->module == NULL) return -1;
+  lua_Integer count = avxbuf_fill_count((lua_Integer)byte, (lua_Integer)i, b->len, n != FFI_ABSENT, (lua_Integer)n);
   if (count < 0) return -1;
   if (count <= b->module->state.plan.fill_inline_upto) return 2.0 * (double)count;
   avxbuf_fill(&b->module->state.plan, b->data + (i - 1), (int)byte, (size_t)count);
@@ -282,7 +298,8 @@ static void push_entries(lua_State *L, lmodule *m)
 {
   const struct { const char *name; uintptr_t fn; } entries[] = {
     { "copy", (uintptr_t)&ffi_copy }, { "grow", (uintptr_t)&ffi_grow },
-    { "copy_args", (uintptr_t)&ffi_copy_args }, { "fill_args", (uintptr_t)&ffi_fill_args },
+    { "copy_from_buffer", (uintptr_t)&ffi_copy_from_buffer },
+    { "copy_from_string", (uintptr_t)&ffi_copy_from_string }, { "fill_args", (uintptr_t)&ffi_fill_args },
     { "resize", (uintptr_t)&ffi_resize }, { "has_specials", (uintptr_t)&avxbuf_match_has_specials },
     { "consume", (uintptr_t)&ffi_consume }, { "search", (uintptr_t)&ffi_search }, { "line", (uintptr_t)&ffi_line },
     { "split", (uintptr_t)&ffi_split }, { "start", (uintptr_t)&ffi_start }, { "get", (uintptr_t)&ffi_get },
@@ -299,6 +316,8 @@ static void push_entries(lua_State *L, lmodule *m)
   lua_setfield(L, -2, "fill_inline_upto");
   lua_pushinteger(L, AVXBUF_FIRST);
   lua_setfield(L, -2, "first");
+  lua_pushnumber(L, (lua_Number)FFI_ABSENT);
+  lua_setfield(L, -2, "absent");
   lua_pushinteger(L, (lua_Integer)avxbuf_start_offset(0, 0, 0));   /* lines' and split's, init absent */
   lua_setfield(L, -2, "start_default");
   lua_pushcfunction(L, l_pack_ops);

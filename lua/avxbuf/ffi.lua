@@ -401,10 +401,12 @@ return function(avxbuf, c)
                          .. "const char *, size_t)", c.copy)
   local c_resize_at = cast("int (*)(avxbuf_buffer *, uint32_t, int64_t)", c.resize)
   local c_has_specials = cast("int (*)(const char *, size_t)", c.has_specials)
-  local c_copy_args = cast("double (*)(avxbuf_buffer *, uint32_t, int64_t, const avxbuf_buffer *, uint32_t, "
-                           .. "const char *, int64_t, int64_t, int, int64_t)", c.copy_args)
-  local c_fill_args = cast("double (*)(avxbuf_buffer *, uint32_t, int64_t, int64_t, int, int64_t)", c.fill_args)
-  local FIRST, START = c.first, c.start_default
+  local c_copy_from_buffer = cast("double (*)(avxbuf_buffer *, const avxbuf_buffer *, int64_t, int64_t, int64_t)",
+                                  c.copy_from_buffer)
+  local c_copy_from_string = cast("double (*)(avxbuf_buffer *, const char *, int64_t, int64_t, int64_t, int64_t)",
+                                  c.copy_from_string)
+  local c_fill_args = cast("double (*)(avxbuf_buffer *, int64_t, int64_t, int64_t)", c.fill_args)
+  local FIRST, START, ABSENT = c.first, c.start_default, c.absent
   local c_grow = cast("int (*)(avxbuf_buffer *, uint32_t, size_t)", c.grow)
   local c_consume = cast("void (*)(avxbuf_buffer *, size_t)", c.consume)
   local c_search = cast("double (*)(const avxbuf_buffer *, uint32_t, int, int64_t, const char *, size_t)", c.search)
@@ -466,43 +468,43 @@ return function(avxbuf, c)
   end
 
   -- true when done; false to let the C function do it. The ranges and
-  -- defaults are C's (c_copy_args, c_fill_args: src/lluajit.c), which check
-  -- and move in one call, or leave a move the plan lets a caller inline to
-  -- the movers; this only tests types and passes the default index C
-  -- exports (FIRST) and whether n was given.
+  -- defaults are C's (c_copy_from_*, c_fill_args: src/lluajit.c), which
+  -- check and move in one call, or leave a move the plan lets a caller
+  -- inline to the movers; this only tests types and passes the default
+  -- index C exports (FIRST) and, for an absent n, C's ABSENT. The
+  -- generation is read after the call, before the movers' pointers.
   local function fast_copy(dst, di, src, si, n)
     local d = as_buffer(dst)
     if not d or not index(di) then return false end
-    local dgen = d.gen
-    local s, sgen, str, slen = nil, 0, nil, 0
+    if si == nil then si = FIRST elseif not index(si) then return false end
+    if n == nil then n = ABSENT elseif not index(n) then return false end
+    local s, r
     if type(src) == "string" then
-      str, slen = src, #src
+      r = c_copy_from_string(d, src, #src, di, si, n)
     else
       s = as_buffer(src)
       if not s then return false end
-      sgen = s.gen
+      r = c_copy_from_buffer(d, s, di, si, n)
     end
-    if si == nil then si = FIRST end
-    if not index(si) or n ~= nil and not index(n) then return false end
-    local r = c_copy_args(d, dgen, di, s, sgen, str, slen, si, n ~= nil, n or 0)
     if r < 0 then return false end
     if r % 2 == 1 then return true end
+    local dgen, sgen = d.gen, s and s.gen
     local count = r / 2
     local w = width(count)
     local dp = d.data + (di - 1)
-    local sp = (s and s.data or cast(bytep, str)) + (si - 1)
+    local sp = (s and s.data or cast(bytep, src)) + (si - 1)
     return copy_width[w](dp, sp, dp + (count - w), sp + (count - w), d, dgen, s, sgen)
   end
 
   local function fast_fill(buf, byte, i, n)
     local b = as_buffer(buf)
     if not b or not index(byte) then return false end
-    local g = b.gen
-    if i == nil then i = FIRST end
-    if not index(i) or n ~= nil and not index(n) then return false end
-    local r = c_fill_args(b, g, byte, i, n ~= nil, n or 0)
+    if i == nil then i = FIRST elseif not index(i) then return false end
+    if n == nil then n = ABSENT elseif not index(n) then return false end
+    local r = c_fill_args(b, byte, i, n)
     if r < 0 then return false end
     if r % 2 == 1 then return true end
+    local g = b.gen
     local count = r / 2
     local w = width(count)
     local p = b.data + (i - 1)
