@@ -162,21 +162,23 @@ static double ffi_search(const buffer *b, uint32_t gen, int given, int64_t init,
   return p ? 2.0 * (double)(p - b->data) + 1 : 2.0 * (double)b->len;
 }
 
+#define SPLIT_BATCH_MAX 64   /* ffi.lua's batch: 64 offsets and the end */
+
 /* split's next steps from offset off of b, in one call: -2 and -1 as
  * ffi_search; else the number n (0..k) of separators sep (m >= 1 bytes)
  * found, their offsets in out[0..n-1]; fewer than k means the search
  * reached the end, and out[n] is then the length (where the last piece
  * ends). One call per k pieces: a call per piece cost more than the
  * string.find loop it stands for (docs/streams.md). */
-#define SPLIT_BATCH_MAX 64   /* ffi.lua's SPLIT_BATCH at the most */
 static int ffi_split(const buffer *b, uint32_t gen, size_t off, const unsigned char *sep, size_t m, double *out,
                      int k)
 {
   if (b->gen != gen || b->module == NULL) return -2;
   if (off > b->len) return -1;
+  if (k < 0 || k > SPLIT_BATCH_MAX) k = SPLIT_BATCH_MAX;   /* out holds SPLIT_BATCH_MAX + 1 */
   if (m == 1) {   /* one byte: the offsets in one scan */
     size_t at[SPLIT_BATCH_MAX];
-    size_t n = avxbuf_byte_offsets(b->data + off, b->len - off, sep[0], at, k < SPLIT_BATCH_MAX ? (size_t)k : SPLIT_BATCH_MAX);
+    size_t n = avxbuf_byte_offsets(b->data + off, b->len - off, sep[0], at, (size_t)k);
     for (size_t j = 0; j < n; j++) out[j] = (double)(off + at[j]);
     if (n < (size_t)k) out[n] = (double)b->len;
     return (int)n;

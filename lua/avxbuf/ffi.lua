@@ -840,16 +840,17 @@ return function(avxbuf, c)
       return c_iter()
     end
   end
-  -- split: the separators SPLIT_BATCH at a time from c_split_step (one
+  -- split: the separators 64 at a time from c_split_step (one
   -- call), each piece then a read of the batch, which holds while the
   -- buffer's generation is the one it was found at (checked every step:
   -- otherwise found again from the position). One batch serves every
   -- iterator, held by the one whose id is `owner` (a batch of each cost
   -- an interpreted ffi.new at every split, more than a short split's
   -- pieces); another's turn finds it again from its position. The batch's
-  -- indices are upvalues like the rest: checked before it is read.
-  local SPLIT_BATCH = 64   -- src/lluajit.c's SPLIT_BATCH_MAX at the most
-  local batch_t = ffi.typeof("double[$]", SPLIT_BATCH + 1)   -- and the last piece's end
+  -- indices are upvalues like the rest: checked before it is read, against
+  -- the literal 64 (src/lluajit.c's SPLIT_BATCH_MAX), which, unlike an
+  -- upvalue, debug.setupvalue cannot replace.
+  local batch_t = ffi.typeof("double[65]")   -- 64 and the last piece's end
   local istype = ffi.istype
   local batch, owner, last_id = batch_t(), 0, 0
   methods.split = function(buf, sep, init)
@@ -865,13 +866,13 @@ return function(avxbuf, c)
       if it then return it() end
       local d = as_buffer(v)
       if d == nil or type(at) ~= "number" or type(m) ~= "string" or #m == 0 or not istype(batch_t, f)
-         or not (nb >= 0 and nb <= SPLIT_BATCH and k >= 0) then
+         or not (nb >= 0 and nb <= 64 and k >= 0) then
         replaced("split")
       end
       if pos < 0 then return nil end
       local g = d.gen
-      if owner ~= id or g ~= bgen or (k >= nb and nb == SPLIT_BATCH) then   -- not ours, stale, or used up
-        local r = c_split_step(d, g, pos, sep, #sep, f, SPLIT_BATCH)
+      if owner ~= id or g ~= bgen or (k >= nb and nb == 64) then   -- not ours, stale, or used up
+        local r = c_split_step(d, g, pos, sep, #sep, f, 64)
         if r < 0 then
           if r == -1 then
             pos = -1
