@@ -159,6 +159,21 @@ function TestPolicy.test_serialize_sets_avx3_threshold_0_as_hotspot()
   lu.assertEquals({ without.rule, without.use_avx, without.avx3_threshold }, { "best", 3, 4096 })
 end
 
+-- The masked Sapphire Rapids class takes rep movsb and rep stosb from 64 KiB
+-- itself (taken above the threshold): at 64 KiB rep movsb beat the zmm loop
+-- in every cell of the Intel VM's held-out sweeps (docs/policy.md).
+function TestPolicy.test_masked_sapphire_rapids_strings_from_64k()
+  local d = avxbuf.decide(registers("Intel VM: model 0xA7 with AMX and AVX512-FP16 (a masked model)"))
+  lu.assertEquals({ d.rep_movsb_threshold, d.rep_movsb_stop_threshold, d.rep_stosb_threshold },
+                  { 64 * 1024 - 1, 0, 64 * 1024 - 1 })
+  lu.assertStrContains(d.thresholds_source, "from 64 KiB")
+  if h.X86 then
+    local rep
+    for _, p in ipairs(d.picks.copy) do if p.kernel == "rep_movsb" then rep = p.from end end
+    lu.assertEquals(rep, 64 * 1024)
+  end
+end
+
 function TestPolicy.test_every_model_0x55_stepping_avoids_avx512()
   -- HotSpot avoids AVX-512 only below stepping 5; avxbuf on all of them.
   for stepping = 0, 15 do

@@ -173,7 +173,7 @@ static void thresholds(const avxbuf_cpu *cpu, const cpu_row *row, avxbuf_default
     out->rep_stosb_threshold = 0;
     out->thresholds_source = "this processor's row (docs/policy.md): rep movsb from 32 KiB to the L2 size";
   } else if (row && row->strings == S_FROM_64K && intel_erms) {
-    out->rep_movsb_threshold = out->rep_stosb_threshold = 64 << 10;
+    out->rep_movsb_threshold = out->rep_stosb_threshold = (64 << 10) - 1;   /* taken above it: from 64 KiB */
     out->thresholds_source = "this processor's row (docs/policy.md): rep movsb and rep stosb from 64 KiB";
   } else if (intel_erms) {
     out->rep_movsb_threshold = cpu->has[F_FSRM] ? 2112 : vec >= 32 ? 4096 * (vec / 16) : 2048;
