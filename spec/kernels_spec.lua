@@ -95,6 +95,24 @@ local function kernel_suite(cfg)
     end
   end
 
+  -- dst - src = 32 mod 64, which the 512-bit family copies with 32-byte
+  -- vectors up to 8 KiB: both sides of that bound and of the 8-vector one.
+  function suite.test_skew_32_window()
+    local big = 9000
+    local dp, sp = h.pattern(2 * GUARD + 64 + big, 3), h.pattern(64 + big, 4)
+    local dst, src = avxbuf.from(dp), avxbuf.from(sp)
+    for _, n in ipairs { 257, 512, 513, 1000, 4096, 8191, 8192, 8193, big } do
+      for _, o in ipairs { { 0, 32 }, { 32, 0 }, { 31, 63 }, { 63, 31 }, { 1, 33 }, { 40, 8 } } do
+        local da, sa = o[1], o[2]
+        dst:copy(1, dp)
+        local di = GUARD + da + 1
+        avxbuf.copy(dst, di, src, sa + 1, n)
+        h.assert_bytes(dst:tostring(), dp:sub(1, di - 1) .. sp:sub(sa + 1, sa + n) .. dp:sub(di + n),
+                       string.format("%s copy n=%d dst+%d src+%d", cfg.name, n, da, sa))
+      end
+    end
+  end
+
   function suite.test_overlap_both_directions()
     local buf = avxbuf.new(DLEN)
     for _, n in ipairs(class_list) do

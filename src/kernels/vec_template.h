@@ -286,6 +286,8 @@ const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
 #undef KCOPY_LE8V_CLEAN
 #undef KFILL_LE8V_CLEAN
 #undef KCOPY_FORWARD_CLEAN
+#undef KCOPY_SKEW32
+#undef KSKEW32_UPTO
 #undef KFILL_LOOP_CLEAN
 #undef KCOPY_CLEAN
 #undef KFILL_CLEAN

@@ -33,6 +33,12 @@ KTARGET AVXBUF_INLINE void KV(_copy_forward)(unsigned char *d, const unsigned ch
   V_STOREU(d, head);
 }
 
+#if !KSTREAM && defined(KCOPY_SKEW32)
+/* A forward copy past 8 vectors that the family hands to KCOPY_SKEW32
+ * (avx512.c says why). */
+#define KV_SKEWED(d, s, n) ((n) <= KSKEW32_UPTO && (((uintptr_t)(d) - (uintptr_t)(s)) & 63) == 32)
+#endif
+
 KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy)(void *dst, const void *src, size_t n)
 {
   unsigned char *d = dst;
@@ -42,7 +48,13 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy)(void *dst, const void *src, si
 #endif
   if (n <= KCLEAN_MAX) { KCOPY_CLEAN(d, s, n); return; }
 #if !KSTREAM && defined(KCOPY_FORWARD_CLEAN)
-  if (n > 8 * VEC_SIZE && forward_safe(d, s, n) && !aliasing_4k(d, s, n)) { KCOPY_FORWARD_CLEAN(d, s, n); return; }
+  if (n > 8 * VEC_SIZE && forward_safe(d, s, n) && !aliasing_4k(d, s, n)) {
+#ifdef KV_SKEWED
+    if (KV_SKEWED(d, s, n)) { KCOPY_SKEW32(d, s, n); return; }
+#endif
+    KCOPY_FORWARD_CLEAN(d, s, n);
+    return;
+  }
 #endif
   if (n <= 8 * VEC_SIZE) KFN(_copy_le8v)(d, s, n);
   else if (!forward_safe(d, s, n) || (!KSTREAM && aliasing_4k(d, s, n))) KFN(_copy_backward)(d, s, n);
@@ -50,6 +62,9 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy)(void *dst, const void *src, si
   else if (disjoint(d, s, n)) KV(_copy_forward)(d, s, n);
   else KFN(_copy_forward)(d, s, n);   /* overlapping: the temporal loop */
 #else
+#ifdef KV_SKEWED
+  else if (KV_SKEWED(d, s, n)) { KCOPY_SKEW32(d, s, n); return; }
+#endif
   else KV(_copy_forward)(d, s, n);
 #endif
   KZEROUPPER();
@@ -96,6 +111,7 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_fill)(void *dst, int byte, size_t n)
 }
 
 #undef KV
+#undef KV_SKEWED
 #undef KV_STORE
 #undef KV_FENCE
 #undef KSTREAM
