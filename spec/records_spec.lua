@@ -37,15 +37,14 @@ local FIXED = {
   { "<s2 z Xi8", function(r) return { bytes(r, r(30)), bytes(r, r(5), true) } end },
   { "<j n f", function(r) return { r(2 ^ 31) - 2 ^ 30, 1 / 3, 0.1 } end },
 }
-local FLOATS = { 0, 1, -1, 0.5, -2.25, 1e10, 3.14159, 2 ^ -20, 65504, 1 / 3, 1e300, math.huge, -math.huge }
 
--- An integer for `size` bytes within +-2^53 (each Lua holds it exactly).
-local function int_for(r, size, signed)
-  local bits = math.min(size * 8, 53) - (signed and 1 or 0)
-  local mag = r(3) == 0 and 2 ^ bits - 1 or r(math.min(2 ^ 16, 2 ^ bits))
-  if signed and r(2) == 0 then return -mag - (r(4) == 0 and bits < 52 and 1 or 0) end
-  return mag
-end
+-- The mix of the random records: pack_spec's, with fewer options, smaller
+-- strings, infinities and "!8X" (alignment from a fixed maximum).
+local SHAPE = {
+  most = 5, aligns = { "", "2", "4", "8" }, small_int = 2 ^ 16,
+  floats = { 0, 1, -1, 0.5, -2.25, 1e10, 3.14159, 2 ^ -20, 65504, 1 / 3, 1e300, math.huge, -math.huge },
+  s_sizes = { "", "1", "2", "4", "8" }, s_len = 40, s1_len = 40, z_len = 20, c_most = 12, x_align = "!8",
+}
 
 -- One record: {fmt, values, n = #values}. About one in ten is one
 -- string.pack refuses (a value out of range or missing, a bad option).
@@ -55,40 +54,7 @@ local function record(r)
     local v = f[2](r)
     return { fmt = f[1], values = v, n = #v }
   end
-  local parts, values = {}, {}
-  for _ = 1, 1 + r(5) do
-    local pick = r(16)
-    if pick == 0 then
-      parts[#parts + 1] = ({ "<", ">", "=", " " })[1 + r(4)]
-    elseif pick == 1 then
-      parts[#parts + 1] = "!" .. ({ "", "2", "4", "8" })[1 + r(4)]
-    elseif pick <= 6 then
-      local opt, size, signed = pack_cases.int_option(r)
-      parts[#parts + 1] = opt
-      values[#values + 1] = int_for(r, size, signed)
-    elseif pick <= 8 then
-      parts[#parts + 1] = ({ "f", "d", "n" })[1 + r(3)]
-      values[#values + 1] = FLOATS[1 + r(#FLOATS)]
-    elseif pick <= 10 then
-      local n = ({ "", "1", "2", "4", "8" })[1 + r(5)]
-      parts[#parts + 1] = "s" .. n
-      values[#values + 1] = bytes(r, r(40))
-    elseif pick == 11 then
-      parts[#parts + 1] = "z"
-      values[#values + 1] = bytes(r, r(20), true)
-    elseif pick == 12 then
-      local n = r(12)
-      parts[#parts + 1] = "c" .. n
-      values[#values + 1] = bytes(r, r(n + 1))
-    elseif pick == 13 then
-      parts[#parts + 1] = "x"
-    elseif pick == 14 then
-      parts[#parts + 1] = "!8X" .. ({ "i2", "i4", "i8", "d", "h", "j" })[1 + r(6)]
-    else
-      parts[#parts + 1] = "B"
-      values[#values + 1] = r(256)
-    end
-  end
+  local parts, values = pack_cases.options(r, SHAPE, {}, {})
   if r(10) == 0 then   -- something string.pack refuses
     local k = r(5)
     if k == 0 then parts[#parts + 1] = "b"; values[#values + 1] = 128 + r(100)
