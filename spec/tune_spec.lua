@@ -112,6 +112,17 @@ function TestTune.test_tune_reports_and_changes_nothing_itself()
   end
   local applied = avxbuf.configure(settings)
   for k, v in options:gmatch("([%w_]+)=(%d+)") do lu.assertEquals(applied[k], tonumber(v), k) end
+  -- a string window tune opens starts at a size the string instruction won,
+  -- that size included (the thresholds are taken above it)
+  for _, e in ipairs(report) do
+    local knob = ({ rep_movsb = "rep_movsb_threshold", rep_stosb = "rep_stosb_threshold" })[e.name]
+    if knob and e.decision == "moved" and applied[knob] > 0 then
+      local from, won = applied[knob] + 1, false
+      for i, n in ipairs(e.sizes) do won = won or (n == from and e.verdict[i] == 1) end
+      lu.assertTrue(won, e.name .. ": its window starts at " .. from .. " B, not a size it won")
+      lu.assertEquals(avxbuf.kernel(e.op, from), h.string_kernel(e.op == "zero" and "fill" or e.op), e.name)
+    end
+  end
   avxbuf.reset()
   if options ~= "" and not h.NO_CHILDREN then
     local out, status = h.run_child({ AVXBUF_OPTIONS = options, LUA_PATH = "lua/?.lua;;" },

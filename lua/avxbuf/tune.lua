@@ -144,7 +144,7 @@ local CROSSOVERS = {
     decide = function(r, cfg, set)
       local a, b = winning_run(r.verdict)
       if a then
-        set.rep_movsb_threshold = r.sizes[a]
+        set.rep_movsb_threshold = r.sizes[a] - 1   -- taken above it (as glibc's): from sizes[a] itself
         set.rep_movsb_stop_threshold = b < #r.sizes and r.sizes[b + 1] or 0
         return string.format("rep movsb faster from %s to %s", fmt_size(r.sizes[a]), fmt_size(r.sizes[b])),
                "moved"
@@ -163,7 +163,7 @@ local CROSSOVERS = {
     decide = function(r, cfg, set)
       local a, b = winning_run(r.verdict)
       if a and b == #r.sizes then
-        set.rep_stosb_threshold = r.sizes[a]
+        set.rep_stosb_threshold = r.sizes[a] - 1
         return string.format("rep stosb faster from %s", fmt_size(r.sizes[a])), "moved"
       elseif a then
         return string.format("rep stosb faster only from %s to %s, which rep_stosb_threshold (no end) "
