@@ -112,14 +112,18 @@ function TestTune.test_tune_reports_and_changes_nothing_itself()
   end
   local applied = avxbuf.configure(settings)
   for k, v in options:gmatch("([%w_]+)=(%d+)") do lu.assertEquals(applied[k], tonumber(v), k) end
-  -- a string window tune opens starts at a size the string instruction won,
-  -- that size included (the thresholds are taken above it)
+  -- a string window tune opens takes the sizes it won, the first included
+  -- (the thresholds are taken above): the largest size below its start is
+  -- no win, the start runs the string kernel, and a win follows, no loss between
   for _, e in ipairs(report) do
     local knob = ({ rep_movsb = "rep_movsb_threshold", rep_stosb = "rep_stosb_threshold" })[e.name]
     if knob and e.decision == "moved" and applied[knob] > 0 then
-      local from, won = applied[knob] + 1, false
-      for i, n in ipairs(e.sizes) do won = won or (n == from and e.verdict[i] == 1) end
-      lu.assertTrue(won, e.name .. ": its window starts at " .. from .. " B, not a size it won")
+      local from, below, after = applied[knob] + 1, nil, nil
+      for i, n in ipairs(e.sizes) do
+        if n < from then below = e.verdict[i] elseif after == nil and e.verdict[i] ~= 0 then after = e.verdict[i] end
+      end
+      lu.assertNotEquals(below, 1, e.name .. ": a size it won lies below its window, from " .. from .. " B")
+      lu.assertEquals(after, 1, e.name .. ": its window, from " .. from .. " B, starts in no run of wins")
       lu.assertEquals(avxbuf.kernel(e.op, from), h.string_kernel(e.op == "zero" and "fill" or e.op), e.name)
     end
   end

@@ -108,19 +108,35 @@ local function measure(c, deadline)
   return rows
 end
 
--- The longest run of consecutive sizes where the candidate won, at least
--- two long: first index, last index.
-local function winning_run(v)
-  local best_a, best_b, a = nil, nil, nil
-  for i = 1, #v + 1 do
-    if v[i] == 1 then
-      a = a or i
-    else
-      if a and i - 1 > a and (not best_a or i - a > best_b - best_a + 1) then best_a, best_b = a, i - 1 end
-      a = nil
+-- The string instruction's window from its verdicts: of the stretches
+-- between sizes where it lost, the one where it won most (twice at least),
+-- from its first win to its last. A bound moves only across a measured win
+-- or loss: where the current window (from, until; until 0: no end) already
+-- reaches into that stretch's sizes of no verdict, it keeps them. Returns
+-- from and until (0: no end), and the first and last win's indices.
+local function string_window(r, cur_from, cur_until)
+  local v, n = r.verdict, #r.sizes
+  local best, lo = nil, 1
+  for i = 1, n + 1 do
+    if i > n or v[i] == -1 then
+      local a, b, wins = nil, nil, 0
+      for k = lo, i - 1 do
+        if v[k] == 1 then a, b, wins = a or k, k, wins + 1 end
+      end
+      if wins >= 2 and (not best or wins > best.wins) then best = { a = a, b = b, lo = lo, hi = i - 1, wins = wins } end
+      lo = i + 1
     end
   end
-  return best_a, best_b
+  if not best then return nil end
+  local from = r.sizes[best.a]
+  local floor = best.lo > 1 and r.sizes[best.lo - 1] or 0   -- a loss there, or nothing measured
+  if cur_from > floor and cur_from < from then from = cur_from end
+  local untl = best.b < n and r.sizes[best.b + 1] or 0
+  local ceiling = best.hi < n and r.sizes[best.hi + 1] or 0   -- the next loss, 0: none
+  if untl ~= 0 and ((cur_until == 0 and ceiling == 0) or (cur_until > untl and (ceiling == 0 or cur_until <= ceiling))) then
+    untl = cur_until
+  end
+  return from, untl, best.a, best.b
 end
 
 local function any(v, x, from)
@@ -142,11 +158,16 @@ local CROSSOVERS = {
     applies = function(cfg) return kernel_with(STRING_COPY) and cfg.kernel ~= "libc" end,
     candidate = function() return kernel_with(STRING_COPY) end,
     decide = function(r, cfg, set)
-      local a, b = winning_run(r.verdict)
-      if a then
-        set.rep_movsb_threshold = r.sizes[a] - 1   -- taken above it (as glibc's): from sizes[a] itself
-        set.rep_movsb_stop_threshold = b < #r.sizes and r.sizes[b + 1] or 0
-        return string.format("rep movsb faster from %s to %s", fmt_size(r.sizes[a]), fmt_size(r.sizes[b])),
+      local cur_from = cfg.rep_movsb_threshold > 0 and cfg.rep_movsb_threshold + 1 or 0
+      local from, untl, a, b = string_window(r, cur_from, cfg.rep_movsb_stop_threshold)
+      if from then
+        local said = string.format("rep movsb faster from %s to %s", fmt_size(r.sizes[a]), fmt_size(r.sizes[b]))
+        if from == cur_from and untl == cfg.rep_movsb_stop_threshold then
+          return said .. ", within the window already", "kept"
+        end
+        -- the thresholds are taken above (as glibc's): from `from` itself
+        set.rep_movsb_threshold, set.rep_movsb_stop_threshold = from - 1, untl
+        return string.format("%s: from %s to %s", said, fmt_size(from), untl == 0 and "no end" or fmt_size(untl)),
                "moved"
       end
       if cfg.rep_movsb_threshold > 0 and any(r.verdict, -1) and not any(r.verdict, 1) then
@@ -161,11 +182,14 @@ local CROSSOVERS = {
     applies = function(cfg) return kernel_with(STRING_ZERO) and cfg.kernel ~= "libc" end,
     candidate = function() return kernel_with(STRING_ZERO) end,
     decide = function(r, cfg, set)
-      local a, b = winning_run(r.verdict)
-      if a and b == #r.sizes then
-        set.rep_stosb_threshold = r.sizes[a] - 1
-        return string.format("rep stosb faster from %s", fmt_size(r.sizes[a])), "moved"
-      elseif a then
+      local cur_from = cfg.rep_stosb_threshold > 0 and cfg.rep_stosb_threshold + 1 or 0
+      local from, untl, a, b = string_window(r, cur_from, 0)
+      if from and untl == 0 then
+        if from == cur_from then return string.format("rep stosb faster from %s, within the window already",
+                                                      fmt_size(r.sizes[a])), "kept" end
+        set.rep_stosb_threshold = from - 1
+        return string.format("rep stosb faster from %s: from %s", fmt_size(r.sizes[a]), fmt_size(from)), "moved"
+      elseif from then
         return string.format("rep stosb faster only from %s to %s, which rep_stosb_threshold (no end) "
                              .. "cannot say", fmt_size(r.sizes[a]), fmt_size(r.sizes[b])), "kept"
       end
