@@ -131,6 +131,10 @@ static void plan_small(avxbuf_plan *p)
   p->fill_inline_upto = inline_upto(p->fill_small, p->fill_small_below);
   p->copy_le16_upto = p->copy_inline_upto < 0 ? 0 : min_size((size_t)p->copy_inline_upto, 16);
   p->fill_le16_upto = p->fill_inline_upto < 0 ? 0 : min_size((size_t)p->fill_inline_upto, 16);
+  p->copy_call_from = p->copy_le16_upto + 1;
+  p->fill_call_from = p->fill_le16_upto + 1;
+  p->copy_call_span = p->copy_small_below > p->copy_call_from ? p->copy_small_below - p->copy_call_from : 0;
+  p->fill_call_span = p->fill_small_below > p->fill_call_from ? p->fill_small_below - p->fill_call_from : 0;
 }
 
 static void plan(avxbuf_state *st, const avxbuf_machine *m)

@@ -49,11 +49,13 @@ typedef struct avxbuf_plan {
    * that the check is one compare. */
   int copy_inline_upto, fill_inline_upto;
   /* The sizes (at most 16) avxbuf_copy/avxbuf_fill move inline: the above
-   * capped, as a size_t, so that the way to the small kernel's call takes
-   * one compare, not two: at 32-512 B the second compare was a measurable
-   * part of a call (docs/benchmarks.md, "Figures the source once cited").
-   * 0 where none: a move of 0 bytes is none either way. */
+   * capped, as a size_t. 0 where none: a move of 0 bytes is none either way. */
   size_t copy_le16_upto, fill_le16_upto;
+  /* The sizes the small kernel's call serves, le16_upto < n < small_below,
+   * as a start and a span, so that the way to the call is one unsigned
+   * compare: each compare before it was a measurable part of a 256 B-1 KiB
+   * call (docs/benchmarks.md, "Where the default's 256 B goes"). */
+  size_t copy_call_from, copy_call_span, fill_call_from, fill_call_span;
 } avxbuf_plan;
 
 #define AVXBUF_INLINE_MAX 64
@@ -116,17 +118,14 @@ static inline const avxbuf_kernel *avxbuf_pick_find(const avxbuf_plan *p, size_t
 /* An operation of n bytes with the kernel the plan picks. Up to 16 bytes a
  * vector kernel runs small.h's scalar moves and nothing else, so they run
  * here, inline: the same instructions without the call (which, for the
- * small pieces buf:put assembles, cost more than the move). The small path
- * is marked likely so that a caller's loop keeps its compares and the call
- * together: laid out by GCC's own guess, csweep's loop of them straddled
- * two cache lines. */
+ * small pieces buf:put assembles, cost more than the move). The small
+ * kernel's call is marked likely so that a caller's loop keeps its compare
+ * and the call together: laid out by GCC's own guess, csweep's loop of them
+ * straddled two cache lines. */
 static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, size_t n, avxbuf_overlap ov)
 {
-  if (__builtin_expect(n < p->copy_small_below, 1)) {
-    if (n <= p->copy_le16_upto) copy_le16((unsigned char *)d, (const unsigned char *)s, n);
-    else p->copy_small_fn(d, s, n);
-    return;
-  }
+  if (__builtin_expect(n - p->copy_call_from < p->copy_call_span, 1)) { p->copy_small_fn(d, s, n); return; }
+  if (n <= p->copy_le16_upto) { copy_le16((unsigned char *)d, (const unsigned char *)s, n); return; }
   const avxbuf_kernel *k = avxbuf_pick_copy(p, n, ov);
   if (n <= 16 && k->vector_bits > 0) copy_le16((unsigned char *)d, (const unsigned char *)s, n);
   else k->copy(d, s, n);
@@ -134,11 +133,8 @@ static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, siz
 
 static inline void avxbuf_fill(const avxbuf_plan *p, void *d, int byte, size_t n)
 {
-  if (__builtin_expect(n < p->fill_small_below, 1)) {
-    if (n <= p->fill_le16_upto) fill_le16((unsigned char *)d, byte, n);
-    else p->fill_small_fn(d, byte, n);
-    return;
-  }
+  if (__builtin_expect(n - p->fill_call_from < p->fill_call_span, 1)) { p->fill_small_fn(d, byte, n); return; }
+  if (n <= p->fill_le16_upto) { fill_le16((unsigned char *)d, byte, n); return; }
   const avxbuf_kernel *k = avxbuf_pick_fill(p, n);
   if (n <= 16 && k->vector_bits > 0) fill_le16((unsigned char *)d, byte, n);
   else k->fill(d, byte, n);
