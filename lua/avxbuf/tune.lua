@@ -129,13 +129,13 @@ local function string_window(r, cur_from, cur_until)
   end
   if not best then return nil end
   local from = r.sizes[best.a]
-  local floor = best.lo > 1 and r.sizes[best.lo - 1] or 0   -- a loss there, or nothing measured
-  if cur_from > floor and cur_from < from then from = cur_from end
+  local loss_below = best.lo > 1 and r.sizes[best.lo - 1] or 0   -- a loss there, or nothing measured
+  if cur_from > loss_below and cur_from < from then from = cur_from end
   local untl = best.b < n and r.sizes[best.b + 1] or 0
   local ceiling = best.hi < n and r.sizes[best.hi + 1] or 0   -- the next loss, 0: none
-  if untl ~= 0 and ((cur_until == 0 and ceiling == 0) or (cur_until > untl and (ceiling == 0 or cur_until <= ceiling))) then
-    untl = cur_until
-  end
+  local reaches = cur_until == 0 and ceiling == 0
+                  or cur_until > untl and (ceiling == 0 or cur_until <= ceiling)
+  if untl ~= 0 and reaches then untl = cur_until end
   return from, untl, best.a, best.b
 end
 
