@@ -53,8 +53,9 @@ static int ffi_copy(buffer *d, size_t n, uint32_t dgen, size_t doff, const buffe
  * must take the call (an argument it refuses, a freed buffer); else
  * 2 * count + 1 when moved here, with the kernel the plan picks, or
  * 2 * count when count is within what the plan lets a caller inline
- * (ffi.lua's movers then move it in the trace, checking the generation
- * they read after this call). A double: no cdata to box when interpreted.
+ * (ffi.lua's movers then move it in the trace, checking the generations
+ * read before this call: a count holds only for the buffers as they were
+ * then). A double: no cdata to box when interpreted.
  * The source is a buffer (copy_from_buffer) or a Lua string's bytes
  * (copy_from_string), so that every argument travels in a register. */
 #define FFI_ABSENT ((int64_t)1 << 53)

@@ -200,6 +200,9 @@ local function unpack_source(ops, stream)
             off + (size == 8 and NATIVE_LITTLE and 4 or 0))
         seg("if b.gen ~= g then return false end")
         seg("if band(e%d[0], 0x7FFFFFFF) >= %s then return false end", k, FLOATS[op.kind])
+        -- That test is a guard, and a trace exit there can run a finalizer
+        -- (lj_trace_exit): the generation again before the load.
+        seg("if b.gen ~= g then return false end")
       else
         seg("if b.gen ~= g then return false end")
       end
@@ -472,23 +475,28 @@ return function(avxbuf, c)
   -- check and move in one call, or leave a move the plan lets a caller
   -- inline to the movers; this only tests types and passes the default
   -- index C exports (FIRST) and, for an absent n, C's ABSENT. The
-  -- generation is read after the call, before the movers' pointers.
+  -- generations are read before the call: a count C gave holds while they
+  -- do, and the tests of C's answer are guards, where a trace exit can run
+  -- a finalizer (lj_trace_exit) that frees either buffer; read after them,
+  -- the movers wrote into the empty buffer's read-only bytes
+  -- (spec/gc_spec.lua's trace exit test).
   local function fast_copy(dst, di, src, si, n)
     local d = as_buffer(dst)
     if not d or not index(di) then return false end
     if si == nil then si = FIRST elseif not index(si) then return false end
     if n == nil then n = ABSENT elseif not index(n) then return false end
-    local s, r
+    local dgen = d.gen
+    local s, sgen, r
     if type(src) == "string" then
       r = c_copy_from_string(d, src, #src, di, si, n)
     else
       s = as_buffer(src)
       if not s then return false end
+      sgen = s.gen
       r = c_copy_from_buffer(d, s, di, si, n)
     end
     if r < 0 then return false end
     if r % 2 == 1 then return true end
-    local dgen, sgen = d.gen, s and s.gen
     local count = r / 2
     local w = width(count)
     local dp = d.data + (di - 1)
@@ -501,10 +509,10 @@ return function(avxbuf, c)
     if not b or not index(byte) then return false end
     if i == nil then i = FIRST elseif not index(i) then return false end
     if n == nil then n = ABSENT elseif not index(n) then return false end
+    local g = b.gen   -- before the call, as in fast_copy
     local r = c_fill_args(b, byte, i, n)
     if r < 0 then return false end
     if r % 2 == 1 then return true end
-    local g = b.gen
     local count = r / 2
     local w = width(count)
     local p = b.data + (i - 1)
