@@ -25,7 +25,7 @@ parser:flag("--quick", "small documents and 10 rounds: all rows in about 30 s")
 local args = parser:parse()
 
 local ROWS = {
-  "default", "use_avx=2", "use_avx=3", "use_avx=3 max_vector_size=32",
+  "default", "use_avx=2", "use_avx=3 max_vector_size=64", "use_avx=3 max_vector_size=32",
   "use_avx=3 vector_zeroing=false", "use_avx=0", "kernel=libc",
 }
 

@@ -7,8 +7,12 @@ local avxbuf = h.avxbuf
 local cpu = avxbuf.cpu()
 local max_level = avxbuf.emulated and 3 or cpu.max_use_avx
 local erms = cpu.features.erms
--- What each use_avx level runs at its full width.
-local function family(level) return h.family(level, ({ [0] = 16, 32, 32, 64 })[level]) end
+-- The width each use_avx level runs at: the policy's where the level is
+-- the policy's (a processor's row may narrow it: Zen 4's 32 bytes at
+-- AVX-512), its registers' full width otherwise.
+local FULL = { [0] = 16, 32, 32, 64 }
+local function width(level) return level == cpu.default.use_avx and cpu.default.max_vector_size or FULL[level] end
+local function family(level) return h.family(level, width(level)) end
 local movsb, stosb = h.string_kernel("copy"), h.string_kernel("fill")
 
 TestKnobs = {}
@@ -25,7 +29,8 @@ function TestKnobs.test_defaults_come_from_the_policy()
   lu.assertEquals(c.rep_movsb_stop_threshold, erms and cpu.default.rep_movsb_stop_threshold or 0)
   lu.assertEquals(c.rep_stosb_threshold, erms and cpu.default.rep_stosb_threshold or 0)
   lu.assertEquals(c.kernel, "auto")
-  lu.assertEquals(c.max_vector_size, ({ [0] = 16, 32, 32, 64 })[c.use_avx])
+  lu.assertEquals(c.max_vector_size, cpu.default.max_vector_size)
+  lu.assertTrue(c.max_vector_size <= FULL[c.use_avx])
 end
 
 function TestKnobs.test_use_avx_picks_the_family_and_clamps()
@@ -51,7 +56,10 @@ function TestKnobs.test_max_vector_size()
     lu.assertEquals(avxbuf.kernel("copy", 100000), h.family(3, 32))
     lu.assertEquals(avxbuf.kernel("zero", 100), h.family(3, 32))
     c = h.use { use_avx = 3 }
+    lu.assertEquals(c.max_vector_size, width(3))
+    c = h.use { use_avx = 3, max_vector_size = 64 }
     lu.assertEquals(c.max_vector_size, 64)
+    lu.assertEquals(avxbuf.kernel("copy", 100000), h.family(3, 64))
   end
 end
 
@@ -61,12 +69,12 @@ function TestKnobs.test_avx3_threshold()
     lu.assertEquals(h.use { use_avx = 3 }.use_avx, max_level)
     return
   end
-  h.use { use_avx = 3, avx3_threshold = 4096, rep_movsb_threshold = 0, rep_stosb_threshold = 0 }
+  h.use { use_avx = 3, max_vector_size = 64, avx3_threshold = 4096, rep_movsb_threshold = 0, rep_stosb_threshold = 0 }
   lu.assertEquals(avxbuf.kernel("copy", 4095), h.family(3, 32))
   lu.assertEquals(avxbuf.kernel("copy", 4096), h.family(3, 64))
   lu.assertEquals(avxbuf.kernel("fill", 4095), h.family(3, 32))
   lu.assertEquals(avxbuf.kernel("fill", 4096), h.family(3, 64))
-  h.use { use_avx = 3, avx3_threshold = 0 }
+  h.use { use_avx = 3, max_vector_size = 64, avx3_threshold = 0 }
   lu.assertEquals(avxbuf.kernel("copy", 100), h.family(3, 64))   -- (LuaJIT moves up to 64 bytes itself: "ffi")
 end
 

@@ -94,8 +94,8 @@ local PROCESSORS = {
   { "Ryzen 7 7800X3D (Zen 4, Raphael)", LIBCPUID .. "amd/zen4/ryzen7-raphael.test",
     amd { leaf1_eax = 0x00A60F12, leaf1_ecx = 0x7ED8320B, leaf7_ebx = 0xF1BF97A9, leaf7_ecx = 0x00405FCE,
           leaf7_edx = 0x10000010, leaf7_1_eax = 0x00000020, xcr0 = 0x2E7 },
-    { use_avx = 3, max_vector_size = 64, avx3_threshold = 0, vector_zeroing = true, uarch = "Zen 4",
-      rule = "no-licence-drop", max_use_avx = 3 } },
+    { use_avx = 3, max_vector_size = 32, avx3_threshold = 0, vector_zeroing = true, uarch = "Zen 4",
+      rule = "no-licence-drop", max_use_avx = 3, reason_has = "at 32 bytes" } },
 }
 
 local function copy(t)
@@ -285,6 +285,38 @@ function TestPolicy.test_recorded_zen5_vm()
   ext7[4] = h.clear_bit(ext7[4], 4)
   d = avxbuf.decide { leaves = leaves, xcr0 = 0xE7 }
   lu.assertEquals({ d.rep_movsb_threshold, d.rep_movsb_stop_threshold }, { 0, 0 })
+end
+
+-- A recorded machine: the AMD Zen 4 ("Genoa") VM this project's CI may run
+-- on (spec/data/zen4-vm-cpuid.txt, `cpuid -r -1` there, 2026-12-04). Its
+-- 512-bit operations run as two 256-bit halves, and its copies are the
+-- 32-byte family's at every size (docs/policy.md: the avx512 row below 0.95x
+-- the best row in 90-104 of 247 cells there, avx512_256 in 23-26); zero and
+-- fill too (max_vector_size is one width for all: the two widths level
+-- there from 512 B). TOPOEXT is set: the caches from leaf 0x8000001D.
+function TestPolicy.test_recorded_zen4_vm()
+  local leaves = parse_dump(read_file("spec/data/zen4-vm-cpuid.txt"))
+  local d = avxbuf.decide { leaves = leaves, xcr0 = 0xE7 }
+  lu.assertEquals({ d.vendor, d.family, d.model, d.stepping }, { "AuthenticAMD", 0x19, 0x11, 1 })
+  lu.assertEquals({ d.max_use_avx, d.use_avx, d.max_vector_size, d.avx3_threshold, d.uarch, d.rule },
+                  { 3, 3, 32, 0, "Zen 4", "no-licence-drop" })
+  lu.assertStrContains(d.reason, "using AVX-512 at 32 bytes")
+  lu.assertEquals({ d.cache.l2, d.cache.l3, d.cache.l3_capped }, { 1 * MiB, 32 * MiB, false })
+  lu.assertEquals(d.cache.leaf.l3, "0x8000001D")
+  lu.assertEquals({ d.rep_movsb_threshold, d.rep_stosb_threshold, d.nontemporal_threshold }, { 0, 0, 16 * MiB })
+  if h.X86 then
+    lu.assertEquals(d.picks.copy, { { from = 0, kernel = "avx512_256" },
+                                    { from = 16 * MiB, kernel = "avx512_256_nt" } })
+    lu.assertEquals(d.picks.fill, { { from = 0, kernel = "avx512_256" },
+                                    { from = 32 * MiB, kernel = "avx512_256_nt" } })
+  end
+  -- Zen 5 keeps 64 bytes (a 512-bit datapath), as does this VM's signature
+  -- read as Zen 5's family
+  local sig = leaves[1][0]
+  sig[1] = 0x00B00F21   -- family 0x1A
+  d = avxbuf.decide { leaves = leaves, xcr0 = 0xE7 }
+  lu.assertEquals({ d.uarch, d.max_vector_size }, { "Zen 5", 64 })
+  lu.assertFalse(d.reason:find("at 32 bytes", 1, true) ~= nil)
 end
 
 -- The same reading with TOPOEXT set and leaf 0x8000001D filled (a Zen 3's

@@ -56,7 +56,7 @@ function TestTransform.test_bench_quick_json()
   lu.assertEquals(#r.rows, 7)
   local names = {}
   for _, row in ipairs(r.rows) do names[#names + 1] = row.name end
-  lu.assertEquals(names, { "default", "use_avx=2", "use_avx=3", "use_avx=3 max_vector_size=32",
+  lu.assertEquals(names, { "default", "use_avx=2", "use_avx=3 max_vector_size=64", "use_avx=3 max_vector_size=32",
                            "use_avx=3 vector_zeroing=false", "use_avx=0", "kernel=libc" })
   for _, row in ipairs(r.rows) do
     if row.skipped then

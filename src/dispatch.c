@@ -191,7 +191,9 @@ void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m)
   if (level > m->cpu->max_use_avx && !(m->emulated && level == 3))
     level = m->cpu->max_use_avx;
   long long width = avxbuf_level_width(level);
-  long long mvs = requested_or(st, K_MAX_VECTOR_SIZE, width);
+  /* The policy's width where the level is its own (a row may narrow it);
+   * the level's otherwise. */
+  long long mvs = requested_or(st, K_MAX_VECTOR_SIZE, level == d->use_avx ? d->max_vector_size : width);
   int erms = m->cpu->has[F_ERMS];
 
   e[K_USE_AVX] = level;

@@ -85,7 +85,7 @@ static void set_cpu(lua_State *L, const avxbuf_cpu *cpu)
 static void set_decision(lua_State *L, const avxbuf_defaults *d)
 {
   set_fields(L, d, decision_fields, NFIELDS(decision_fields));
-  lua_pushinteger(L, avxbuf_level_width(d->use_avx));
+  lua_pushinteger(L, d->max_vector_size);
   lua_setfield(L, -2, "max_vector_size");
 }
 

@@ -14,7 +14,13 @@
  *   licence 1 there).
  * - Sapphire/Emerald/Granite Rapids and AMD Zen 4/5 run 512-bit code without
  *   a licence drop: AVX-512, and AVX3Threshold 0, which HotSpot sets on Intel
- *   family 6 with SERIALIZE (and so does avxbuf, beyond the table). */
+ *   family 6 with SERIALIZE (and so does avxbuf, beyond the table).
+ * - Zen 4 runs a 512-bit operation as two 256-bit halves and stores 32 bytes
+ *   a cycle (AMD's Software Optimization Guide for family 19h): a 64-byte
+ *   loop gains no bandwidth, and where dst - src is not a multiple of 64
+ *   every one of its loads spans two cache lines. It keeps AVX-512's
+ *   instructions at 32 bytes (MaxVectorSize 32; the sweeps behind it:
+ *   docs/policy.md). */
 #include <stdio.h>
 #include <string.h>
 #include "policy.h"
@@ -50,6 +56,10 @@ typedef enum { S_VENDOR, S_FSRM_TO_L2, S_FROM_64K } strings_id;
 typedef enum { LE_NONE, LE_LEVELS, LE_LEVELS_THROTTLE } licence_events_id;
 static const char *const licence_event_sets[] = { NULL, "levels", "levels,throttle" };
 
+/* The widest vectors a row's kernels use: the level's, or 32 bytes where a
+ * core's datapath is 256 bits wide. */
+typedef enum { W_LEVEL, W_YMM } width_id;
+
 typedef struct {
   avxbuf_vendor vendor;
   unsigned family, model_lo, model_hi, stepping_lo, stepping_hi;
@@ -57,57 +67,58 @@ typedef struct {
   rule_id rule;
   strings_id strings;
   licence_events_id licence_events;
+  width_id width;
 } cpu_row;
 
 /* First match wins: the one list of models avxbuf knows, licence-affected
  * ones included. Intel display models from Linux intel-family.h; AMD
  * family/model ranges from AMD's revision guides. */
 static const cpu_row cpu_table[] = {
-  { V_INTEL, 6, 0x55, 0x55, 0, 4, "Skylake-SP/X", R_LICENCE_SEVERE, S_VENDOR, LE_LEVELS_THROTTLE },
-  { V_INTEL, 6, 0x55, 0x55, 5, 7, "Cascade Lake", R_LICENCE_SEVERE, S_VENDOR, LE_LEVELS_THROTTLE },
-  { V_INTEL, 6, 0x55, 0x55, 10, 11, "Cooper Lake", R_LICENCE_SEVERE, S_VENDOR, LE_LEVELS_THROTTLE },
+  { V_INTEL, 6, 0x55, 0x55, 0, 4, "Skylake-SP/X", R_LICENCE_SEVERE, S_VENDOR, LE_LEVELS_THROTTLE, W_LEVEL },
+  { V_INTEL, 6, 0x55, 0x55, 5, 7, "Cascade Lake", R_LICENCE_SEVERE, S_VENDOR, LE_LEVELS_THROTTLE, W_LEVEL },
+  { V_INTEL, 6, 0x55, 0x55, 10, 11, "Cooper Lake", R_LICENCE_SEVERE, S_VENDOR, LE_LEVELS_THROTTLE, W_LEVEL },
   { V_INTEL, 6, 0x55, 0x55, 0, 15, "Skylake-SP family (unlisted stepping)", R_LICENCE_SEVERE, S_VENDOR,
-    LE_LEVELS_THROTTLE },
-  { V_INTEL, 6, 0x66, 0x66, 0, 15, "Cannon Lake", R_LICENCE_MILD, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x6A, 0x6A, 0, 15, "Ice Lake-SP", R_LICENCE_MILD, S_VENDOR, LE_LEVELS },
-  { V_INTEL, 6, 0x6C, 0x6C, 0, 15, "Ice Lake-D", R_LICENCE_MILD, S_VENDOR, LE_LEVELS },
-  { V_INTEL, 6, 0x7D, 0x7E, 0, 15, "Ice Lake", R_LICENCE_MILD, S_VENDOR, LE_LEVELS },
-  { V_INTEL, 6, 0x8C, 0x8D, 0, 15, "Tiger Lake", R_LICENCE_MILD, S_VENDOR, LE_LEVELS },
-  { V_INTEL, 6, 0xA7, 0xA7, 0, 15, "Rocket Lake", R_LICENCE_MILD, S_VENDOR, LE_LEVELS },
-  { V_INTEL, 6, 0x8F, 0x8F, 0, 15, "Sapphire Rapids", R_NO_DROP, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0xCF, 0xCF, 0, 15, "Emerald Rapids", R_NO_DROP, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0xAD, 0xAE, 0, 15, "Granite Rapids", R_NO_DROP, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x57, 0x57, 0, 15, "Knights Landing", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x85, 0x85, 0, 15, "Knights Mill", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x2A, 0x2A, 0, 15, "Sandy Bridge", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x2D, 0x2D, 0, 15, "Sandy Bridge-E", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x3A, 0x3A, 0, 15, "Ivy Bridge", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x3E, 0x3E, 0, 15, "Ivy Bridge-E", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x3C, 0x3C, 0, 15, "Haswell", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x3F, 0x3F, 0, 15, "Haswell-E", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x45, 0x46, 0, 15, "Haswell", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x3D, 0x3D, 0, 15, "Broadwell", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x47, 0x47, 0, 15, "Broadwell", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x4F, 0x4F, 0, 15, "Broadwell-E", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x56, 0x56, 0, 15, "Broadwell-D", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x4E, 0x4E, 0, 15, "Skylake", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x5E, 0x5E, 0, 15, "Skylake", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x8E, 0x8E, 0, 15, "Kaby/Coffee/Whiskey Lake", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x9E, 0x9E, 0, 15, "Kaby/Coffee Lake", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0xA5, 0xA6, 0, 15, "Comet Lake", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x97, 0x97, 0, 15, "Alder Lake", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0x9A, 0x9A, 0, 15, "Alder Lake", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0xB7, 0xB7, 0, 15, "Raptor Lake", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0xBA, 0xBA, 0, 15, "Raptor Lake", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0xBF, 0xBF, 0, 15, "Raptor Lake", R_BEST, S_VENDOR, LE_NONE },
-  { V_INTEL, 6, 0xAA, 0xAC, 0, 15, "Meteor Lake", R_BEST, S_VENDOR, LE_NONE },
-  { V_AMD, 0x17, 0x00, 0x2F, 0, 15, "Zen/Zen+", R_BEST, S_VENDOR, LE_NONE },
-  { V_AMD, 0x17, 0x30, 0xFF, 0, 15, "Zen 2", R_BEST, S_VENDOR, LE_NONE },
-  { V_AMD, 0x19, 0x10, 0x1F, 0, 15, "Zen 4", R_NO_DROP, S_VENDOR, LE_NONE },
-  { V_AMD, 0x19, 0x60, 0x7F, 0, 15, "Zen 4", R_NO_DROP, S_VENDOR, LE_NONE },
-  { V_AMD, 0x19, 0xA0, 0xAF, 0, 15, "Zen 4", R_NO_DROP, S_VENDOR, LE_NONE },
-  { V_AMD, 0x19, 0x00, 0xFF, 0, 15, "Zen 3", R_BEST, S_VENDOR, LE_NONE },
-  { V_AMD, 0x1A, 0x00, 0xFF, 0, 15, "Zen 5", R_NO_DROP, S_FSRM_TO_L2, LE_NONE },
+    LE_LEVELS_THROTTLE, W_LEVEL },
+  { V_INTEL, 6, 0x66, 0x66, 0, 15, "Cannon Lake", R_LICENCE_MILD, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x6A, 0x6A, 0, 15, "Ice Lake-SP", R_LICENCE_MILD, S_VENDOR, LE_LEVELS, W_LEVEL },
+  { V_INTEL, 6, 0x6C, 0x6C, 0, 15, "Ice Lake-D", R_LICENCE_MILD, S_VENDOR, LE_LEVELS, W_LEVEL },
+  { V_INTEL, 6, 0x7D, 0x7E, 0, 15, "Ice Lake", R_LICENCE_MILD, S_VENDOR, LE_LEVELS, W_LEVEL },
+  { V_INTEL, 6, 0x8C, 0x8D, 0, 15, "Tiger Lake", R_LICENCE_MILD, S_VENDOR, LE_LEVELS, W_LEVEL },
+  { V_INTEL, 6, 0xA7, 0xA7, 0, 15, "Rocket Lake", R_LICENCE_MILD, S_VENDOR, LE_LEVELS, W_LEVEL },
+  { V_INTEL, 6, 0x8F, 0x8F, 0, 15, "Sapphire Rapids", R_NO_DROP, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0xCF, 0xCF, 0, 15, "Emerald Rapids", R_NO_DROP, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0xAD, 0xAE, 0, 15, "Granite Rapids", R_NO_DROP, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x57, 0x57, 0, 15, "Knights Landing", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x85, 0x85, 0, 15, "Knights Mill", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x2A, 0x2A, 0, 15, "Sandy Bridge", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x2D, 0x2D, 0, 15, "Sandy Bridge-E", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x3A, 0x3A, 0, 15, "Ivy Bridge", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x3E, 0x3E, 0, 15, "Ivy Bridge-E", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x3C, 0x3C, 0, 15, "Haswell", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x3F, 0x3F, 0, 15, "Haswell-E", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x45, 0x46, 0, 15, "Haswell", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x3D, 0x3D, 0, 15, "Broadwell", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x47, 0x47, 0, 15, "Broadwell", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x4F, 0x4F, 0, 15, "Broadwell-E", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x56, 0x56, 0, 15, "Broadwell-D", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x4E, 0x4E, 0, 15, "Skylake", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x5E, 0x5E, 0, 15, "Skylake", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x8E, 0x8E, 0, 15, "Kaby/Coffee/Whiskey Lake", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x9E, 0x9E, 0, 15, "Kaby/Coffee Lake", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0xA5, 0xA6, 0, 15, "Comet Lake", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x97, 0x97, 0, 15, "Alder Lake", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0x9A, 0x9A, 0, 15, "Alder Lake", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0xB7, 0xB7, 0, 15, "Raptor Lake", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0xBA, 0xBA, 0, 15, "Raptor Lake", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0xBF, 0xBF, 0, 15, "Raptor Lake", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_INTEL, 6, 0xAA, 0xAC, 0, 15, "Meteor Lake", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_AMD, 0x17, 0x00, 0x2F, 0, 15, "Zen/Zen+", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_AMD, 0x17, 0x30, 0xFF, 0, 15, "Zen 2", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_AMD, 0x19, 0x10, 0x1F, 0, 15, "Zen 4", R_NO_DROP, S_VENDOR, LE_NONE, W_YMM },
+  { V_AMD, 0x19, 0x60, 0x7F, 0, 15, "Zen 4", R_NO_DROP, S_VENDOR, LE_NONE, W_YMM },
+  { V_AMD, 0x19, 0xA0, 0xAF, 0, 15, "Zen 4", R_NO_DROP, S_VENDOR, LE_NONE, W_YMM },
+  { V_AMD, 0x19, 0x00, 0xFF, 0, 15, "Zen 3", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
+  { V_AMD, 0x1A, 0x00, 0xFF, 0, 15, "Zen 5", R_NO_DROP, S_FSRM_TO_L2, LE_NONE, W_LEVEL },
 };
 
 /* A licence-affected model that reports AMX or AVX512-FP16, which Intel
@@ -116,7 +127,7 @@ static const cpu_row cpu_table[] = {
  * glibc, which looks at features, gives it 512-bit code there. */
 static const cpu_row masked_model =
   { V_INTEL, 6, 0, 0xFF, 0, 15, "Sapphire Rapids or later (AMX or AVX512-FP16 under a masked model)", R_NO_DROP,
-    S_FROM_64K, LE_NONE };
+    S_FROM_64K, LE_NONE, W_LEVEL };
 
 static const cpu_row *find_row(const avxbuf_cpu *cpu)
 {
@@ -166,7 +177,7 @@ static const char *limit_text(const avxbuf_cpu *cpu)
 static void thresholds(const avxbuf_cpu *cpu, const cpu_row *row, avxbuf_defaults *out)
 {
   int intel_erms = cpu->has[F_ERMS] && cpu->vendor_id != V_AMD;
-  long long vec = avxbuf_level_width(out->use_avx);
+  long long vec = out->max_vector_size;
   if (row && row->strings == S_FSRM_TO_L2 && cpu->has[F_FSRM] && cpu->l2) {
     out->rep_movsb_threshold = (32 << 10) - 1;   /* taken above it: from 32 KiB */
     out->rep_movsb_stop_threshold = (long long)cpu->l2;
@@ -193,6 +204,7 @@ void avxbuf_policy(const avxbuf_cpu *cpu, avxbuf_defaults *out)
   if (!cpu->x86) {
     memset(out, 0, sizeof *out);
     out->uarch = cpu->arch;
+    out->max_vector_size = avxbuf_level_width(0);
     out->rule = "not-x86";
     out->source = "the build's target architecture";
     out->avx3_threshold = 4096;
@@ -207,6 +219,7 @@ void avxbuf_policy(const avxbuf_cpu *cpu, avxbuf_defaults *out)
 
   memset(out, 0, sizeof *out);
   out->use_avx = use_avx;
+  out->max_vector_size = row && row->width == W_YMM && use_avx == 3 ? 32 : avxbuf_level_width(use_avx);
   out->vector_zeroing = rule->vector_zeroing;
   out->avx3_threshold = rule->avx3_threshold;
   /* HotSpot's own rule (VM_Version::avx3_threshold): 0 on Intel family 6
@@ -229,7 +242,9 @@ void avxbuf_policy(const avxbuf_cpu *cpu, avxbuf_defaults *out)
   char *p = out->reason + n;
   size_t left = sizeof out->reason - (size_t)n;
   if (rule->text && use_avx == rule->max_use_avx)
-    snprintf(p, left, "%s; using %s%s", rule->text, level_names[use_avx],
+    snprintf(p, left, "%s; using %s%s%s", rule->text, level_names[use_avx],
+             out->max_vector_size < avxbuf_level_width(use_avx)
+               ? " at 32 bytes (its 512-bit loads and stores run as two 256-bit halves)" : "",
              rule->vector_zeroing ? "" : ", and rep stosb for zeroing");
   else if (rule->text)
     snprintf(p, left, "%s, but %s; using %s", rule->text, limit_text(cpu), level_names[use_avx]);

@@ -8,6 +8,7 @@
 
 typedef struct avxbuf_defaults {
   int use_avx;                 /* 0..3 */
+  int max_vector_size;         /* bytes: the widest vectors the kernels use (at most use_avx's width) */
   int vector_zeroing;          /* 0/1 */
   long long avx3_threshold;    /* bytes */
   long long rep_movsb_threshold, rep_movsb_stop_threshold, rep_stosb_threshold, nontemporal_threshold;
