@@ -183,10 +183,9 @@ function TestDefaultThresholds.test_around_every_threshold()
   local cfg = avxbuf.config()
   local points = {}
   for _, knob in ipairs { "avx3_threshold", "rep_movsb_threshold", "rep_stosb_threshold",
-                          "nontemporal_threshold" } do
+                          "nontemporal_threshold", "memset_nontemporal_threshold" } do
     points[#points + 1] = { knob, cfg[knob] }
   end
-  points[#points + 1] = { "2 x nontemporal_threshold (fills)", 2 * cfg.nontemporal_threshold }
   local checked = 0
   for _, p in ipairs(points) do
     local what, t = p[1], p[2]

@@ -107,6 +107,22 @@ function TestKnobs.test_rep_and_nontemporal_windows()
   lu.assertEquals(avxbuf.kernel("zero", 3001), stosb)
   lu.assertEquals(avxbuf.kernel("fill", 9999), stosb, "fills stream from twice the threshold")
   lu.assertEquals(avxbuf.kernel("fill", 10000), xmm_nt)
+  lu.assertEquals(c.memset_nontemporal_threshold, 10000, "unless told, twice nontemporal_threshold")
+  -- told (glibc 2.40's x86_memset_non_temporal_threshold): fills stream
+  -- from there, copies as before; 0 never
+  c = h.use { use_avx = 0, rep_stosb_threshold = 3000, nontemporal_threshold = 5000,
+              memset_nontemporal_threshold = 7000 }
+  lu.assertEquals(c.memset_nontemporal_threshold, 7000)
+  lu.assertEquals(avxbuf.kernel("fill", 6999), stosb)
+  lu.assertEquals(avxbuf.kernel("zero", 7000), xmm_nt)
+  lu.assertEquals(avxbuf.kernel("copy", 5000), xmm_nt)
+  h.use { use_avx = 0, nontemporal_threshold = 5000, memset_nontemporal_threshold = 0 }
+  lu.assertEquals(avxbuf.kernel("zero", 2 ^ 40), xmm, "0 means never")
+  lu.assertEquals(avxbuf.kernel("copy", 2 ^ 40), xmm_nt)
+  if math.type then   -- (2^62 is an integer argument from Lua 5.3 on)
+    c = h.use { use_avx = 0, nontemporal_threshold = math.tointeger(2 ^ 62) }
+    lu.assertEquals(c.memset_nontemporal_threshold, 0, "twice a threshold past 2^61 is never")
+  end
   h.use { use_avx = 0, rep_movsb_threshold = 0, rep_stosb_threshold = 0, nontemporal_threshold = 0 }
   lu.assertEquals(avxbuf.kernel("copy", 2 ^ 40), xmm, "0 means never")
   lu.assertEquals(avxbuf.kernel("zero", 2 ^ 40), xmm)

@@ -166,12 +166,8 @@ static void plan(avxbuf_state *st, const avxbuf_machine *m)
   p->rep_movsb_from = above(e[K_REP_MOVSB_THRESHOLD]);
   p->rep_movsb_until = threshold_size(e[K_REP_MOVSB_STOP_THRESHOLD]);   /* 0: no end */
   p->rep_stosb_from = above(e[K_REP_STOSB_THRESHOLD]);
-  /* A copy of n bytes streams 2n through the cache, a fill n: fills start
-   * streaming at twice the copy threshold (the sweep behind it:
-   * docs/benchmarks.md, "Kernels from Lua"). */
   p->nontemporal_copy_from = threshold_size(e[K_NONTEMPORAL_THRESHOLD]);
-  p->nontemporal_fill_from = e[K_NONTEMPORAL_THRESHOLD] > AVXBUF_MAX_BYTES / 2
-                           ? SIZE_MAX : threshold_size(2 * e[K_NONTEMPORAL_THRESHOLD]);
+  p->nontemporal_fill_from = threshold_size(e[K_MEMSET_NONTEMPORAL_THRESHOLD]);
   plan_small(p);
 }
 
@@ -205,6 +201,12 @@ void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m)
     erms ? requested_or(st, K_REP_MOVSB_STOP_THRESHOLD, d->rep_movsb_stop_threshold) : 0;
   e[K_REP_STOSB_THRESHOLD] = erms ? requested_or(st, K_REP_STOSB_THRESHOLD, d->rep_stosb_threshold) : 0;
   e[K_NONTEMPORAL_THRESHOLD] = requested_or(st, K_NONTEMPORAL_THRESHOLD, d->nontemporal_threshold);
+  /* A copy of n bytes streams 2n through the cache, a fill n: unless told
+   * (glibc 2.40's x86_memset_non_temporal_threshold), fills stream from
+   * twice the copy threshold (0, or past 2^62: never). */
+  long long nt = e[K_NONTEMPORAL_THRESHOLD];
+  e[K_MEMSET_NONTEMPORAL_THRESHOLD] =
+    requested_or(st, K_MEMSET_NONTEMPORAL_THRESHOLD, nt > AVXBUF_MAX_BYTES / 2 ? 0 : 2 * nt);
   e[K_KERNEL] = requested_or(st, K_KERNEL, KERNEL_AUTO);
   plan(st, m);
 }

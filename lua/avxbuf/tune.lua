@@ -5,8 +5,8 @@
 --   rep_movsb          the vector copy against rep movsb (ERMS), 2 KiB-4 MiB
 --   rep_stosb          the vector zero against rep stosb, 2 KiB-4 MiB
 --   avx3               32- against 64-byte vectors, where use_avx=3 is in force
---   nontemporal        temporal against streaming copies, 1-64 MiB (and
---                      zero, reported: it streams from twice the threshold)
+--   nontemporal        temporal against streaming copies, 1-64 MiB
+--   nontemporal_zero   and zero, 2-64 MiB (memset_nontemporal_threshold)
 -- in that order (the large sizes last: what the budget cuts is theirs),
 -- after the licence probe (lua/avxbuf/licence.lua), which gets a quarter
 -- of the budget (and is left out where that cannot pay for 6 rounds):
@@ -218,17 +218,22 @@ local CROSSOVERS = {
     applies = function(cfg) return cfg.kernel ~= "libc" and has_streaming() end,
     candidate = function(n) return avxbuf.kernel("copy", n, "streaming") end,
     decide = function(r, cfg, set)
+      -- zero and fill keep their threshold, which follows this one unless
+      -- set: the next step measures them
+      local function move(to)
+        set.nontemporal_threshold, set.memset_nontemporal_threshold = to, cfg.memset_nontemporal_threshold
+      end
       local i = lasting_win(r)
       if i then
         local said = string.format("streaming faster from %s, never slower above it", fmt_size(r.sizes[i]))
         if r.sizes[i] == cfg.nontemporal_threshold then return said .. ": the threshold already", "kept" end
-        set.nontemporal_threshold = r.sizes[i]
+        move(r.sizes[i])
         return said, "moved"
       end
       local top = r.sizes[#r.sizes]
       if top and not any(r.verdict, 1) and any(r.verdict, -1)
          and cfg.nontemporal_threshold > 0 and cfg.nontemporal_threshold <= top then
-        set.nontemporal_threshold = 2 * top
+        move(2 * top)
         return string.format("streaming never faster up to %s: from %s", fmt_size(top), fmt_size(2 * top)), "moved"
       end
       return "no size from which streaming is faster beyond the noise", "kept"
@@ -238,13 +243,22 @@ local CROSSOVERS = {
     name = "nontemporal_zero", op = "zero", rounds = 5, sizes = sizes(2 * MiB, 64 * MiB), weight = 3,
     applies = function(cfg) return cfg.kernel ~= "libc" and has_streaming() end,
     candidate = function(n) return avxbuf.kernel("zero", n, "streaming") end,
-    decide = function(r)
+    decide = function(r, cfg, set)
       local i = lasting_win(r)
-      if not i then
-        return "no size from which streaming zero is faster beyond the noise (reported, not set)", "reported"
+      if i then
+        local said = string.format("streaming zero faster from %s, never slower above it", fmt_size(r.sizes[i]))
+        if r.sizes[i] == cfg.memset_nontemporal_threshold then return said .. ": the threshold already", "kept" end
+        set.memset_nontemporal_threshold = r.sizes[i]
+        return said, "moved"
       end
-      return string.format("streaming zero faster from %s (zero and fill stream from twice "
-                           .. "nontemporal_threshold: reported, not set)", fmt_size(r.sizes[i])), "reported"
+      local top = r.sizes[#r.sizes]
+      if top and not any(r.verdict, 1) and any(r.verdict, -1)
+         and cfg.memset_nontemporal_threshold > 0 and cfg.memset_nontemporal_threshold <= top then
+        set.memset_nontemporal_threshold = 2 * top
+        return string.format("streaming zero never faster up to %s: from %s", fmt_size(top), fmt_size(2 * top)),
+               "moved"
+      end
+      return "no size from which streaming zero is faster beyond the noise", "kept"
     end,
   },
 }
