@@ -76,6 +76,7 @@ function TestTune.test_tune_reports_and_changes_nothing_itself()
   if streams then
     steps[#steps + 1] = "nontemporal"
     steps[#steps + 1] = "nontemporal_zero"
+    steps[#steps + 1] = "nontemporal_fill"
   end
   local names = {}
   for i, e in ipairs(report) do names[i] = e.name end
@@ -85,7 +86,7 @@ function TestTune.test_tune_reports_and_changes_nothing_itself()
                   rep_movsb = { "rep_movsb_threshold", "rep_movsb_stop_threshold" },
                   rep_stosb = { "rep_stosb_threshold" }, avx3 = { "avx3_threshold" },
                   nontemporal = { "nontemporal_threshold", "memset_nontemporal_threshold" },
-                  nontemporal_zero = { "memset_nontemporal_threshold" } }
+                  nontemporal_zero = {}, nontemporal_fill = { "memset_nontemporal_threshold" } }
   local in_options = {}
   for k in options:gmatch("([%w_]+)=") do in_options[k] = true end
   local text = tostring(report)

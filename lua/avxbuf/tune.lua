@@ -6,7 +6,8 @@
 --   rep_stosb          the vector zero against rep stosb, 2 KiB-4 MiB
 --   avx3               32- against 64-byte vectors, where use_avx=3 is in force
 --   nontemporal        temporal against streaming copies, 1-64 MiB
---   nontemporal_zero   and zero, 2-64 MiB (memset_nontemporal_threshold)
+--   nontemporal_zero   and zero, 2-64 MiB (reported), and
+--   nontemporal_fill   fill: memset_nontemporal_threshold where both gain
 -- in that order (the large sizes last: what the budget cuts is theirs),
 -- after the licence probe (lua/avxbuf/licence.lua), which gets a quarter
 -- of the budget (and is left out where that cannot pay for 6 rounds):
@@ -239,26 +240,52 @@ local CROSSOVERS = {
       return "no size from which streaming is faster beyond the noise", "kept"
     end,
   },
+  -- memset_nontemporal_threshold serves zero and fill, whose streaming can
+  -- differ (on the Zen 4 VM streaming zero ran 3x streaming fill's speed:
+  -- docs/policy.md): zero is measured first, and the fill step sets the
+  -- threshold where streaming is faster for both, and slower for neither.
   {
     name = "nontemporal_zero", op = "zero", rounds = 5, sizes = sizes(2 * MiB, 64 * MiB), weight = 3,
     applies = function(cfg) return cfg.kernel ~= "libc" and has_streaming() end,
     candidate = function(n) return avxbuf.kernel("zero", n, "streaming") end,
-    decide = function(r, cfg, set)
+    decide = function(r, _, _, seen)
+      seen.zero = r
       local i = lasting_win(r)
-      if i then
-        local said = string.format("streaming zero faster from %s, never slower above it", fmt_size(r.sizes[i]))
-        if r.sizes[i] == cfg.memset_nontemporal_threshold then return said .. ": the threshold already", "kept" end
-        set.memset_nontemporal_threshold = r.sizes[i]
+      return (i and string.format("streaming zero faster from %s, never slower above it", fmt_size(r.sizes[i]))
+                or "no size from which streaming zero is faster beyond the noise")
+             .. " (the fill step sets memset_nontemporal_threshold)", "reported"
+    end,
+  },
+  {
+    name = "nontemporal_fill", op = "fill", rounds = 5, sizes = sizes(2 * MiB, 64 * MiB), weight = 3,
+    applies = function(cfg) return cfg.kernel ~= "libc" and has_streaming() end,
+    candidate = function(n) return avxbuf.kernel("fill", n, "streaming") end,
+    decide = function(r, cfg, set, seen)
+      local cur = cfg.memset_nontemporal_threshold
+      local both = { r, seen.zero }
+      local from = 0
+      for _, rows in ipairs(both) do
+        local i = lasting_win(rows)
+        from = from and i and math.max(from, rows.sizes[i])
+      end
+      if from then
+        local said = string.format("streaming fill%s faster from %s, never slower above it",
+                                   seen.zero and " and zero" or "", fmt_size(from))
+        if from == cur then return said .. ": the threshold already", "kept" end
+        set.memset_nontemporal_threshold = from
         return said, "moved"
       end
+      -- streaming slower for either, and never faster for it, up to the
+      -- largest size measured: beyond it
       local top = r.sizes[#r.sizes]
-      if top and not any(r.verdict, 1) and any(r.verdict, -1)
-         and cfg.memset_nontemporal_threshold > 0 and cfg.memset_nontemporal_threshold <= top then
-        set.memset_nontemporal_threshold = 2 * top
-        return string.format("streaming zero never faster up to %s: from %s", fmt_size(top), fmt_size(2 * top)),
-               "moved"
+      for _, rows in ipairs(both) do
+        if top and not any(rows.verdict, 1) and any(rows.verdict, -1) and cur > 0 and cur <= top then
+          set.memset_nontemporal_threshold = 2 * top
+          return string.format("streaming %s never faster up to %s, slower at some size: from %s",
+                               rows == r and "fill" or "zero", fmt_size(top), fmt_size(2 * top)), "moved"
+        end
       end
-      return "no size from which streaming zero is faster beyond the noise", "kept"
+      return "no size from which streaming fill and zero are both faster beyond the noise", "kept"
     end,
   },
 }
@@ -355,7 +382,7 @@ return function(seconds)
   local after = {}   -- the crossovers apply to the settings as the licence step left them
   for k, v in pairs(cfg) do after[k] = v end
   for k, v in pairs(set) do after[k] = v end
-  local applicable = {}
+  local applicable, seen = {}, {}   -- (seen: rows a later step decides with)
   for _, c in ipairs(CROSSOVERS) do if c.applies(after) then applicable[#applicable + 1] = c end end
   for i, c in ipairs(applicable) do
     -- each crossover gets its share of what is left (the large sizes weigh more)
@@ -369,7 +396,7 @@ return function(seconds)
     if #rows.sizes == 0 then
       entry.decision, entry.why = "kept", "not measured: the time budget ran out"
     else
-      local why, decision = c.decide(rows, after, set)
+      local why, decision = c.decide(rows, after, set, seen)
       entry.decision, entry.why = decision, why
       if rows.cut then
         entry.why = entry.why .. string.format(" (sizes from %s not measured: budget)", fmt_size(rows.cut))
