@@ -240,10 +240,10 @@ local CROSSOVERS = {
       return "no size from which streaming is faster beyond the noise", "kept"
     end,
   },
-  -- memset_nontemporal_threshold serves zero and fill, whose streaming can
-  -- differ (on the Zen 4 VM streaming zero ran 3x streaming fill's speed:
-  -- docs/policy.md): zero is measured first, and the fill step sets the
-  -- threshold where streaming is faster for both, and slower for neither.
+  -- memset_nontemporal_threshold serves zero and fill, whose streaming
+  -- speeds can differ widely (docs/policy.md, "Other defaults"): zero is
+  -- measured first, and the fill step sets the threshold where streaming is
+  -- faster for both, and slower for neither.
   {
     name = "nontemporal_zero", op = "zero", rounds = 5, sizes = sizes(2 * MiB, 64 * MiB), weight = 3,
     applies = function(cfg) return cfg.kernel ~= "libc" and has_streaming() end,
