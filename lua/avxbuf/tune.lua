@@ -145,6 +145,17 @@ local function any(v, x, from)
   return false
 end
 
+-- Whether streaming loses where the threshold cur (0: never) has it run:
+-- at a size measured from cur on, and wins at none (a loss below cur is
+-- where it does not run).
+local function loses_from(r, cur)
+  if cur == 0 or any(r.verdict, 1) then return false end
+  for i, n in ipairs(r.sizes) do
+    if n >= cur then return any(r.verdict, -1, i) end
+  end
+  return false
+end
+
 -- The first size from which the candidate wins and never loses above it.
 local function lasting_win(r)
   for i = 1, #r.sizes do
@@ -232,8 +243,7 @@ local CROSSOVERS = {
         return said, "moved"
       end
       local top = r.sizes[#r.sizes]
-      if top and not any(r.verdict, 1) and any(r.verdict, -1)
-         and cfg.nontemporal_threshold > 0 and cfg.nontemporal_threshold <= top then
+      if loses_from(r, cfg.nontemporal_threshold) then
         move(2 * top)
         return string.format("streaming never faster up to %s: from %s", fmt_size(top), fmt_size(2 * top)), "moved"
       end
@@ -275,13 +285,13 @@ local CROSSOVERS = {
         set.memset_nontemporal_threshold = from
         return said, "moved"
       end
-      -- streaming slower for either, and never faster for it, up to the
-      -- largest size measured: beyond it
+      -- streaming slower for either where it runs now, and never faster
+      -- for it, up to the largest size measured: beyond it
       local top = r.sizes[#r.sizes]
       for _, rows in ipairs(both) do
-        if top and not any(rows.verdict, 1) and any(rows.verdict, -1) and cur > 0 and cur <= top then
+        if loses_from(rows, cur) then
           set.memset_nontemporal_threshold = 2 * top
-          return string.format("streaming %s never faster up to %s, slower at some size: from %s",
+          return string.format("streaming %s never faster up to %s, slower where it ran: from %s",
                                rows == r and "fill" or "zero", fmt_size(top), fmt_size(2 * top)), "moved"
         end
       end
