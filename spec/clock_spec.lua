@@ -89,19 +89,28 @@ end
 -- off by a third or more; a sibling thread busy on the host's core delays
 -- the add chain's one-cycle adds (seen in CI: nine calls at 1.006-1.030
 -- under make sanitize's two lanes), so the median of nine calls is held to
--- 5%, and each call's `agree` to its definition (within 2%).
+-- 5%, and each call's `agree` to its definition (within 2%). Something
+-- outside the process can hold the imul chain back for a while (seen once
+-- on the Zen 4 VM: both lanes of `make test LUA=luajit` read 0.904 at the
+-- same moment, and 0.99-1.02 in every run before and after): up to three
+-- sets of nine, one of which must hold; a wrong latency fails all three.
 function TestClock.test_coreclock_chains_read_one_clock()
   needs_probe()
-  local ratios = {}
-  for k = 1, 9 do
-    local ghz, d = avxbuf.coreclock()
-    lu.assertTrue(ghz > 0.1 and ghz < 10, "a core clock: " .. tostring(ghz))
-    lu.assertTrue(d.tsc_ghz > 0.1 and d.seconds > 0 and d.seconds < 1e-3)
-    lu.assertEquals(d.agree, math.abs(d.ratio - 1) <= 0.02)
-    ratios[k] = d.ratio
+  local medians = {}
+  for attempt = 1, 3 do
+    local ratios = {}
+    for k = 1, 9 do
+      local ghz, d = avxbuf.coreclock()
+      lu.assertTrue(ghz > 0.1 and ghz < 10, "a core clock: " .. tostring(ghz))
+      lu.assertTrue(d.tsc_ghz > 0.1 and d.seconds > 0 and d.seconds < 1e-3)
+      lu.assertEquals(d.agree, math.abs(d.ratio - 1) <= 0.02)
+      ratios[k] = d.ratio
+    end
+    medians[attempt] = licence.median(ratios)
+    if math.abs(medians[attempt] - 1) <= 0.05 then return end
   end
-  local m = licence.median(ratios)
-  lu.assertTrue(math.abs(m - 1) <= 0.05, string.format("imul / add, median of 9 calls: %.4f", m))
+  lu.fail(string.format("imul / add, medians of 3 sets of 9 calls: %.4f, %.4f, %.4f", medians[1], medians[2],
+                        medians[3]))
 end
 
 -- Two probes of one state (a scalar burst, three rows of it) are within
