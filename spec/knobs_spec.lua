@@ -57,7 +57,7 @@ function TestKnobs.test_max_vector_size()
     lu.assertEquals(avxbuf.kernel("zero", 100), h.family(3, 32))
     c = h.use { use_avx = 3 }
     lu.assertEquals(c.max_vector_size, width(3))
-    c = h.use { use_avx = 3, max_vector_size = 64 }
+    c = h.use { use_avx = 3, max_vector_size = 64, rep_movsb_threshold = 0, nontemporal_threshold = 0 }
     lu.assertEquals(c.max_vector_size, 64)
     lu.assertEquals(avxbuf.kernel("copy", 100000), h.family(3, 64))
   end
@@ -116,7 +116,8 @@ function TestKnobs.test_rep_and_nontemporal_windows()
   lu.assertEquals(avxbuf.kernel("fill", 6999), stosb)
   lu.assertEquals(avxbuf.kernel("zero", 7000), xmm_nt)
   lu.assertEquals(avxbuf.kernel("copy", 5000), xmm_nt)
-  h.use { use_avx = 0, nontemporal_threshold = 5000, memset_nontemporal_threshold = 0 }
+  h.use { use_avx = 0, rep_movsb_threshold = 0, rep_stosb_threshold = 0, nontemporal_threshold = 5000,
+          memset_nontemporal_threshold = 0 }
   lu.assertEquals(avxbuf.kernel("zero", 2 ^ 40), xmm, "0 means never")
   lu.assertEquals(avxbuf.kernel("copy", 2 ^ 40), xmm_nt)
   if math.type then   -- (2^62 is an integer argument from Lua 5.3 on)
