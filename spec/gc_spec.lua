@@ -479,7 +479,7 @@ end
 -- above collect at every allocation, so a cycle seldom waits for a trace
 -- exit): spec/jit_exits.lua's random operations while finalizers free,
 -- shrink, grow and replace buffers at trace exits. Before the movers read
--- the generations ahead of C's answer, 11 of 30 seeds crashed (exit 139).
+-- the generations ahead of C's answer, 12 of 30 seeds crashed (exit 139).
 function TestCollectorInCalls.test_random_compiled_operations_with_finalizers_at_trace_exits()
   if not rawget(_G, "jit") then lu.skip("LuaJIT only (this is " .. _VERSION .. ")") end
   if h.TORTURE then lu.skip("the torture build collects at every point: not the default pace this is about") end
@@ -489,7 +489,7 @@ function TestCollectorInCalls.test_random_compiled_operations_with_finalizers_at
   for seed = 1, h.LIGHT and 3 or 10 do
     local out, status = h.shell(string.format("LUA_CPATH=%s LUA_PATH=%s %s spec/jit_exits.lua %d 1 20000",
                                               h.sh(package.cpath:match("^[^;]*") .. ";;"),
-                                              h.sh("bench/lib/?.lua;;"), h.sh(arg[-1] or "luajit"), seed))
+                                              h.sh("spec/?.lua;bench/lib/?.lua;;"), h.sh(arg[-1] or "luajit"), seed))
     lu.assertEquals(status, 0, "seed " .. seed .. ": " .. out)
     lu.assertStrContains(out, "seeds 1 failures 0")
     -- the finalizers did act inside operations

@@ -7,13 +7,12 @@
 -- whatever guard that is. After each operation every buffer agrees with
 -- itself (length, contents, a copy of it). Prints one line per seed, then
 -- "seeds N failures N".
---   luajit spec/jit_exits.lua FIRST_SEED SEEDS ROUNDS
+--   LUA_PATH="spec/?.lua;bench/lib/?.lua;;" luajit spec/jit_exits.lua FIRST_SEED SEEDS ROUNDS
 local avxbuf = require "avxbuf"
 local rng = require "rng"
+local pattern = require("helpers").pattern
 local first, seeds, rounds = tonumber(arg[1]) or 1, tonumber(arg[2]) or 1, tonumber(arg[3]) or 20000
 jit.opt.start("hotloop=2", "hotexit=2")   -- many traces, many exits
-
-local function pattern(n, k) return rng.bytes(rng.new(k * 7919), n, true) end
 
 local total_failures = 0
 for seed = first, first + seeds - 1 do
