@@ -126,7 +126,7 @@ print(string.format("# %d runs: each cell's best row picked on runs %s, judged o
 
 if decision then
   print(string.format("# %s\n# picks for that CPU (%s):", decision.reason, decision.thresholds_source or ""))
-  for _, op in ipairs { "copy", "fill", "find" } do
+  for _, op in ipairs { "copy", "zero", "fill", "find" } do
     local t = {}
     for _, p in ipairs(decision.picks[op]) do t[#t + 1] = string.format("%s from %d", p.kernel, p.from) end
     print(string.format("#   %-5s %s", op, table.concat(t, ", ")))

@@ -92,6 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   r[K_REP_STOSB_THRESHOLD] = threshold(h[H_STOSB]);
   r[K_NONTEMPORAL_THRESHOLD] = threshold(h[H_NT]);
   r[K_MEMSET_NONTEMPORAL_THRESHOLD] = AVXBUF_UNSET;   /* fills: twice H_NT's */
+  r[K_ZERO_NONTEMPORAL_THRESHOLD] = AVXBUF_UNSET;     /* zero: the policy's rule */
   avxbuf_state_resolve(&st);
 
   uint8_t op = h[H_OP];

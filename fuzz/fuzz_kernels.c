@@ -125,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     avxbuf_pick_copy(&st.plan, n, ov)->copy(arena + d, arena + s, n);
   } else {
     memset(expect + d, (op & 2) ? byte : 0, n);
-    avxbuf_pick_fill(&st.plan, n)->fill(arena + d, (op & 2) ? byte : 0, n);
+    avxbuf_pick_fill(&st.plan, n, (op & 2) ? byte : 0)->fill(arena + d, (op & 2) ? byte : 0, n);
   }
   if (memcmp(arena, expect, ARENA) != 0) abort();
   return 0;

@@ -183,7 +183,7 @@ function TestDefaultThresholds.test_around_every_threshold()
   local cfg = avxbuf.config()
   local points = {}
   for _, knob in ipairs { "avx3_threshold", "rep_movsb_threshold", "rep_stosb_threshold",
-                          "nontemporal_threshold", "memset_nontemporal_threshold" } do
+                          "nontemporal_threshold", "memset_nontemporal_threshold", "zero_nontemporal_threshold" } do
     points[#points + 1] = { knob, cfg[knob] }
   end
   local checked = 0
@@ -202,6 +202,11 @@ function TestDefaultThresholds.test_around_every_threshold()
         h.assert_bytes(dst:tostring(), big:sub(1, 64) .. src:sub(2, 2) .. string.char(0xC3):rep(n) .. big:sub(66 + n),
                        string.format("default fill n=%d (%s=%d, kernel %s)", n, what, t,
                                      avxbuf.kernel("fill", n)))
+        avxbuf.zero(dst, 67, n)
+        h.assert_bytes(dst:tostring(), big:sub(1, 64) .. src:sub(2, 2) .. string.char(0xC3) .. ("\0"):rep(n)
+                                       .. big:sub(67 + n),
+                       string.format("default zero n=%d (%s=%d, kernel %s)", n, what, t,
+                                     avxbuf.kernel("zero", n)))
         checked = checked + 1
       end
     end

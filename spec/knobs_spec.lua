@@ -126,6 +126,7 @@ function TestKnobs.test_rep_and_nontemporal_windows()
   end
   h.use { use_avx = 0, rep_movsb_threshold = 0, rep_stosb_threshold = 0, nontemporal_threshold = 0 }
   lu.assertEquals(avxbuf.kernel("copy", 2 ^ 40), xmm, "0 means never")
+  lu.assertEquals(avxbuf.kernel("fill", 2 ^ 40), xmm)
   lu.assertEquals(avxbuf.kernel("zero", 2 ^ 40), xmm)
   -- a window with an end, as glibc's rep_movsb_stop_threshold
   h.use { use_avx = 0, rep_movsb_threshold = 1000, rep_movsb_stop_threshold = 3000, nontemporal_threshold = 5000 }
@@ -139,6 +140,45 @@ function TestKnobs.test_rep_and_nontemporal_windows()
     d:zero()
     avxbuf.copy(d, 1, s, 1, n)
     h.assert_bytes(d:tostring(), s:tostring(1, n) .. ("\0"):rep(4000 - n), "copy of " .. n)
+  end
+end
+
+-- Zero streams from a threshold of its own: unless told, fills' (glibc's
+-- memset threshold serves both), or, where the policy says so (AMD) and
+-- fills' was not told, copies'.
+function TestKnobs.test_zero_nontemporal_threshold()
+  h.needs_x86()
+  local xmm, xmm_nt = h.family(0, 16), h.family(0, 16, "streaming")
+  local as_copies = cpu.default.zero_streams_as_copies
+  lu.assertEquals(as_copies, cpu.vendor == "AuthenticAMD", "the policy's rule: AMD")
+  local c = h.use { use_avx = 0, rep_stosb_threshold = 0, nontemporal_threshold = 5000 }
+  lu.assertEquals(c.zero_nontemporal_threshold, as_copies and 5000 or 10000)
+  lu.assertEquals(avxbuf.kernel("zero", c.zero_nontemporal_threshold - 1), xmm)
+  lu.assertEquals(avxbuf.kernel("zero", c.zero_nontemporal_threshold), xmm_nt)
+  lu.assertEquals(avxbuf.kernel("fill", 9999), xmm, "fills keep twice the copies' threshold")
+  lu.assertEquals(avxbuf.kernel("fill", 10000), xmm_nt)
+  -- fills' threshold told: zero follows it
+  c = h.use { use_avx = 0, rep_stosb_threshold = 0, nontemporal_threshold = 5000, memset_nontemporal_threshold = 0 }
+  lu.assertEquals(c.zero_nontemporal_threshold, 0)
+  lu.assertEquals(avxbuf.kernel("zero", 2 ^ 40), xmm)
+  -- told: zero alone moves, in either direction, 0 never
+  for _, t in ipairs { 3000, 20000, 0 } do
+    c = h.use { use_avx = 0, rep_stosb_threshold = 0, nontemporal_threshold = 5000, zero_nontemporal_threshold = t }
+    lu.assertEquals({ c.zero_nontemporal_threshold, c.memset_nontemporal_threshold }, { t, 10000 })
+    if t > 0 then
+      lu.assertEquals({ avxbuf.kernel("zero", t - 1), avxbuf.kernel("zero", t) }, { xmm, xmm_nt })
+    else
+      lu.assertEquals(avxbuf.kernel("zero", 2 ^ 40), xmm)
+    end
+    lu.assertEquals({ avxbuf.kernel("fill", 9999), avxbuf.kernel("fill", 10000) }, { xmm, xmm_nt })
+    -- and the bytes: a zero either side of it, guards intact
+    local n0 = t > 0 and t or 4096
+    for n = n0 - 1, n0 + 1 do
+      local b = avxbuf.from(h.pattern(n + 130, 3))
+      b:zero(65, n)
+      local want = h.pattern(n + 130, 3)
+      h.assert_bytes(b:tostring(), want:sub(1, 64) .. ("\0"):rep(n) .. want:sub(65 + n), "zero of " .. n)
+    end
   end
 end
 

@@ -74,7 +74,7 @@ local PROCESSORS = {
     intel { leaf1_eax = 0x000806F8, leaf1_ecx = 0x7FFEFBFF, leaf7_ebx = 0xF3BFBFFB, leaf7_ecx = 0xBB417FEE,
             leaf7_edx = 0xFFDD4430, leaf7_1_eax = 0x00001C30, xcr0 = 0x2E7 },
     { use_avx = 3, max_vector_size = 64, avx3_threshold = 0, vector_zeroing = true,
-      uarch = "Sapphire Rapids", rule = "no-licence-drop", max_use_avx = 3 } },
+      uarch = "Sapphire Rapids", rule = "no-licence-drop", max_use_avx = 3, zero_streams_as_copies = false } },
   { "Core i7 (Haswell, 06-3C-3)", LIBCPUID .. "intel/haswell/haswell-i7.test",
     intel { leaf1_eax = 0x000306C3, leaf1_ecx = 0x7FDAFBBF, leaf7_ebx = 0x000027AB, xcr0 = 0x7 },
     { use_avx = 2, max_vector_size = 32, vector_zeroing = true, uarch = "Haswell", rule = "best", max_use_avx = 2 } },
@@ -90,7 +90,8 @@ local PROCESSORS = {
   { "EPYC 7713 (Zen 3, Milan)", LIBCPUID .. "amd/zen3/epyc-milan.test",
     amd { leaf1_eax = 0x00A00F11, leaf1_ecx = 0x7EDA320B, leaf7_ebx = 0x219C97A9, leaf7_ecx = 0x0040068C,
           leaf7_edx = 0x00000010, xcr0 = 0x207 },
-    { use_avx = 2, vector_zeroing = true, uarch = "Zen 3", rule = "best", max_use_avx = 2 } },
+    { use_avx = 2, vector_zeroing = true, uarch = "Zen 3", rule = "best", max_use_avx = 2,
+      zero_streams_as_copies = true } },
   { "Ryzen 7 7800X3D (Zen 4, Raphael)", LIBCPUID .. "amd/zen4/ryzen7-raphael.test",
     amd { leaf1_eax = 0x00A60F12, leaf1_ecx = 0x7ED8320B, leaf7_ebx = 0xF1BF97A9, leaf7_ecx = 0x00405FCE,
           leaf7_edx = 0x10000010, leaf7_1_eax = 0x00000020, xcr0 = 0x2E7 },
@@ -276,7 +277,9 @@ function TestPolicy.test_recorded_zen5_vm()
   if h.X86 then   -- (a build without x86 kernels picks the C library's everywhere)
     lu.assertEquals(d.picks.copy, { { from = 0, kernel = "avx512" }, { from = 32 * 1024, kernel = "rep_movsb" },
                                     { from = 1 * MiB, kernel = "avx512" }, { from = 16 * MiB, kernel = "avx512_nt" } })
-    lu.assertEquals(d.picks.zero, { { from = 0, kernel = "avx512" }, { from = 32 * MiB, kernel = "avx512_nt" } })
+    -- zero streams from the copies' threshold on AMD, fill from twice it
+    lu.assertEquals(d.picks.zero, { { from = 0, kernel = "avx512" }, { from = 16 * MiB, kernel = "avx512_nt" } })
+    lu.assertEquals(d.picks.fill, { { from = 0, kernel = "avx512" }, { from = 32 * MiB, kernel = "avx512_nt" } })
   else
     lu.assertEquals(d.picks.copy, { { from = 0, kernel = "libc" } })
   end
@@ -309,6 +312,8 @@ function TestPolicy.test_recorded_zen4_vm()
                                     { from = 16 * MiB, kernel = "avx512_256_nt" } })
     lu.assertEquals(d.picks.fill, { { from = 0, kernel = "avx512_256" },
                                     { from = 32 * MiB, kernel = "avx512_256_nt" } })
+    lu.assertEquals(d.picks.zero, { { from = 0, kernel = "avx512_256" },
+                                    { from = 16 * MiB, kernel = "avx512_256_nt" } })
   end
   -- Zen 5 keeps 64 bytes (a 512-bit datapath), as does this VM's signature
   -- read as Zen 5's family

@@ -124,7 +124,8 @@ static void plan_small(avxbuf_plan *p)
   p->copy_small = (p->wide_from > 0 ? &p->copy_narrow : &p->copy_wide)->k;
   p->fill_small = (p->wide_from > 0 ? &p->fill_narrow : &p->fill_wide)->k;
   p->copy_small_below = min_size(split_at, min_size(p->nontemporal_copy_from, p->rep_movsb_from));
-  p->fill_small_below = min_size(split_at, min_size(p->nontemporal_fill_from, p->rep_stosb_from));
+  p->fill_small_below = min_size(min_size(split_at, p->rep_stosb_from),
+                                 min_size(p->nontemporal_fill_from, p->nontemporal_zero_from));
   p->copy_small_fn = p->copy_small->copy;
   p->fill_small_fn = p->fill_small->fill;
   p->copy_inline_upto = inline_upto(p->copy_small, p->copy_small_below);
@@ -147,7 +148,7 @@ static void plan(avxbuf_state *st, const avxbuf_machine *m)
     const avxbuf_kernel *libc = libc_kernel(m);
     p->copy_narrow = p->copy_wide = p->fill_narrow = p->fill_wide = (avxbuf_family){ libc, libc };
     p->wide_from = p->rep_movsb_from = p->rep_movsb_until = p->rep_stosb_from = SIZE_MAX;
-    p->nontemporal_copy_from = p->nontemporal_fill_from = SIZE_MAX;
+    p->nontemporal_copy_from = p->nontemporal_fill_from = p->nontemporal_zero_from = SIZE_MAX;
     plan_small(p);
     return;
   }
@@ -168,6 +169,7 @@ static void plan(avxbuf_state *st, const avxbuf_machine *m)
   p->rep_stosb_from = above(e[K_REP_STOSB_THRESHOLD]);
   p->nontemporal_copy_from = threshold_size(e[K_NONTEMPORAL_THRESHOLD]);
   p->nontemporal_fill_from = threshold_size(e[K_MEMSET_NONTEMPORAL_THRESHOLD]);
+  p->nontemporal_zero_from = threshold_size(e[K_ZERO_NONTEMPORAL_THRESHOLD]);
   plan_small(p);
 }
 
@@ -207,6 +209,12 @@ void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m)
   long long nt = e[K_NONTEMPORAL_THRESHOLD];
   e[K_MEMSET_NONTEMPORAL_THRESHOLD] =
     requested_or(st, K_MEMSET_NONTEMPORAL_THRESHOLD, nt > AVXBUF_MAX_BYTES / 2 ? 0 : 2 * nt);
+  /* Zero streams with fills (glibc's memset threshold serves both), or,
+   * unless fills' threshold was told, where the policy says so (AMD), with
+   * copies. */
+  int as_copies = d->zero_streams_as_copies && st->requested.v[K_MEMSET_NONTEMPORAL_THRESHOLD] == AVXBUF_UNSET;
+  e[K_ZERO_NONTEMPORAL_THRESHOLD] =
+    requested_or(st, K_ZERO_NONTEMPORAL_THRESHOLD, as_copies ? nt : e[K_MEMSET_NONTEMPORAL_THRESHOLD]);
   e[K_KERNEL] = requested_or(st, K_KERNEL, KERNEL_AUTO);
   plan(st, m);
 }

@@ -31,7 +31,7 @@ typedef struct avxbuf_family { const avxbuf_kernel *k, *k_nt; } avxbuf_family;
 typedef struct avxbuf_plan {
   avxbuf_family copy_narrow, copy_wide, fill_narrow, fill_wide;
   size_t wide_from, rep_movsb_from, rep_movsb_until, rep_stosb_from;
-  size_t nontemporal_copy_from, nontemporal_fill_from;
+  size_t nontemporal_copy_from, nontemporal_fill_from, nontemporal_zero_from;
   const avxbuf_kernel *string_copy, *string_fill;   /* the rep_* windows' kernels */
   /* Below the first of the thresholds one kernel serves every size: the
    * one the picks below return there, with its function at hand, so that a
@@ -100,11 +100,12 @@ static inline const avxbuf_kernel *avxbuf_pick_copy(const avxbuf_plan *p, size_t
   return f->k;
 }
 
-static inline const avxbuf_kernel *avxbuf_pick_fill(const avxbuf_plan *p, size_t n)
+/* Zero is a fill of byte 0, which streams from a threshold of its own. */
+static inline const avxbuf_kernel *avxbuf_pick_fill(const avxbuf_plan *p, size_t n, int byte)
 {
   if (n < p->fill_small_below) return p->fill_small;
   const avxbuf_family *f = n >= p->wide_from ? &p->fill_wide : &p->fill_narrow;
-  if (n >= p->nontemporal_fill_from) return f->k_nt;
+  if (n >= (byte ? p->nontemporal_fill_from : p->nontemporal_zero_from)) return f->k_nt;
   if (n >= p->rep_stosb_from) return p->string_fill;
   return f->k;
 }
@@ -135,7 +136,7 @@ static inline void avxbuf_fill(const avxbuf_plan *p, void *d, int byte, size_t n
 {
   if (__builtin_expect(n - p->fill_call_from < p->fill_call_span, 1)) { p->fill_small_fn(d, byte, n); return; }
   if (n <= p->fill_le16_upto) { fill_le16((unsigned char *)d, byte, n); return; }
-  const avxbuf_kernel *k = avxbuf_pick_fill(p, n);
+  const avxbuf_kernel *k = avxbuf_pick_fill(p, n, byte);
   if (n <= 16 && k->vector_bits > 0) fill_le16((unsigned char *)d, byte, n);
   else k->fill(d, byte, n);
 }

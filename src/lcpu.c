@@ -58,6 +58,7 @@ static const field decision_fields[] = {
   FIELD(avxbuf_defaults, FT_LLONG, avx3_threshold), FIELD(avxbuf_defaults, FT_LLONG, rep_movsb_threshold),
   FIELD(avxbuf_defaults, FT_LLONG, rep_movsb_stop_threshold), FIELD(avxbuf_defaults, FT_STR, thresholds_source),
   FIELD(avxbuf_defaults, FT_LLONG, rep_stosb_threshold), FIELD(avxbuf_defaults, FT_LLONG, nontemporal_threshold),
+  FIELD(avxbuf_defaults, FT_BOOL, zero_streams_as_copies),
   FIELD(avxbuf_defaults, FT_STR, uarch), FIELD(avxbuf_defaults, FT_STR, licence_events),
   FIELD(avxbuf_defaults, FT_STR, rule),
   FIELD(avxbuf_defaults, FT_STR, source), FIELD(avxbuf_defaults, FT_CHARS, reason),
@@ -113,7 +114,8 @@ static void push_picks(lua_State *L, const avxbuf_plan *p, int op)
   size_t at[] = { 0, fill ? p->fill_small_below : p->copy_small_below, p->wide_from,
                   find ? SIZE_MAX : fill ? p->rep_stosb_from : p->rep_movsb_from,
                   fill || find ? SIZE_MAX : p->rep_movsb_until,
-                  find ? SIZE_MAX : fill ? p->nontemporal_fill_from : p->nontemporal_copy_from };
+                  find ? SIZE_MAX : op == 1 ? p->nontemporal_zero_from : fill ? p->nontemporal_fill_from
+                                                : p->nontemporal_copy_from };
   size_t n = sizeof at / sizeof at[0];
   for (size_t i = 1; i < n; i++)   /* sort: six values */
     for (size_t j = i; j > 0 && at[j] < at[j - 1]; j--) { size_t t = at[j]; at[j] = at[j - 1]; at[j - 1] = t; }
@@ -121,7 +123,7 @@ static void push_picks(lua_State *L, const avxbuf_plan *p, int op)
   int k = 0;
   lua_newtable(L);
   for (size_t i = 0; i < n && at[i] < SIZE_MAX; i++) {
-    const avxbuf_kernel *kern = find ? avxbuf_pick_find(p, at[i]) : fill ? avxbuf_pick_fill(p, at[i])
+    const avxbuf_kernel *kern = find ? avxbuf_pick_find(p, at[i]) : fill ? avxbuf_pick_fill(p, at[i], op == 2)
                               : avxbuf_pick_copy(p, at[i], OV_NONE);
     if (last && !strcmp(last, kern->name)) continue;
     last = kern->name;

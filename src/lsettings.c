@@ -29,7 +29,7 @@ static int l_kernel(lua_State *L)
   size_t size = (unsigned long long)n >= SIZE_MAX ? SIZE_MAX - 1 : (size_t)n;
   const avxbuf_kernel *k;
   if (which == 0) {
-    k = op == 0 ? avxbuf_pick_copy(p, size, OV_NONE) : op == 3 ? avxbuf_pick_find(p, size) : avxbuf_pick_fill(p, size);
+    k = op == 0 ? avxbuf_pick_copy(p, size, OV_NONE) : op == 3 ? avxbuf_pick_find(p, size) : avxbuf_pick_fill(p, size, op == 2);
   } else {
     int wide = size >= p->wide_from;
     const avxbuf_family *f = op == 0 || op == 3 ? (wide ? &p->copy_wide : &p->copy_narrow)

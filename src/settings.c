@@ -12,6 +12,7 @@ const avxbuf_knob_info avxbuf_knobs[K_COUNT] = {
   [K_REP_STOSB_THRESHOLD] = { "rep_stosb_threshold", KT_BYTES },
   [K_NONTEMPORAL_THRESHOLD] = { "nontemporal_threshold", KT_BYTES },
   [K_MEMSET_NONTEMPORAL_THRESHOLD] = { "memset_nontemporal_threshold", KT_BYTES },
+  [K_ZERO_NONTEMPORAL_THRESHOLD] = { "zero_nontemporal_threshold", KT_BYTES },
   [K_KERNEL] = { "kernel", KT_KERNEL },
 };
 

@@ -6,8 +6,8 @@
 --   rep_stosb          the vector zero against rep stosb, 2 KiB-4 MiB
 --   avx3               32- against 64-byte vectors, where use_avx=3 is in force
 --   nontemporal        temporal against streaming copies, 1-64 MiB
---   nontemporal_zero   and zero, 2-64 MiB (reported), and
---   nontemporal_fill   fill: memset_nontemporal_threshold where both gain
+--   nontemporal_zero   zero (zero_nontemporal_threshold), 2-64 MiB
+--   nontemporal_fill   fill (memset_nontemporal_threshold), 2-64 MiB
 -- in that order (the large sizes last: what the budget cuts is theirs),
 -- after the licence probe (lua/avxbuf/licence.lua), which gets a quarter
 -- of the budget (and is left out where that cannot pay for 6 rounds):
@@ -163,6 +163,43 @@ local function lasting_win(r)
   end
 end
 
+-- The streaming thresholds derive from one another unless set (zero's and
+-- fill's from the copies'; zero's from fill's): a step that moves one pins
+-- the others at their values now, which their own steps measure.
+local STREAMING = { "nontemporal_threshold", "memset_nontemporal_threshold", "zero_nontemporal_threshold" }
+
+-- The step that moves `knob` to where streaming `op` wins (from `lo` to 64
+-- MiB), or past the sizes measured where it only loses.
+local function streaming_step(name, op, lo, weight, knob, what)
+  return {
+    name = name, op = op, rounds = 5, sizes = sizes(lo, 64 * MiB), weight = weight,
+    applies = function(cfg) return cfg.kernel ~= "libc" and has_streaming() end,
+    candidate = function(n) return avxbuf.kernel(op, n, "streaming") end,
+    decide = function(r, cfg, set)
+      local function move(to)
+        for _, k in ipairs(STREAMING) do if set[k] == nil then set[k] = cfg[k] end end
+        set[knob] = to
+      end
+      local i = lasting_win(r)
+      if i then
+        local said = string.format("%s faster from %s, never slower above it", what, fmt_size(r.sizes[i]))
+        if r.sizes[i] == cfg[knob] then return said .. ": the threshold already", "kept" end
+        move(r.sizes[i])
+        return said, "moved"
+      end
+      -- slower where it runs now, and never faster up to the largest size
+      -- measured: beyond it
+      local top = r.sizes[#r.sizes]
+      if loses_from(r, cfg[knob]) then
+        move(2 * top)
+        return string.format("%s never faster up to %s, slower where it ran: from %s", what, fmt_size(top),
+                             fmt_size(2 * top)), "moved"
+      end
+      return string.format("no size from which %s is faster beyond the noise", what), "kept"
+    end,
+  }
+end
+
 -- Each crossover: what it measures, and how its rows become settings.
 local CROSSOVERS = {
   {
@@ -225,79 +262,9 @@ local CROSSOVERS = {
       return string.format("64-byte vectors faster from %s", fmt_size(r.sizes[i])), "moved"
     end,
   },
-  {
-    name = "nontemporal", op = "copy", rounds = 5, sizes = sizes(1 * MiB, 64 * MiB), weight = 4,
-    applies = function(cfg) return cfg.kernel ~= "libc" and has_streaming() end,
-    candidate = function(n) return avxbuf.kernel("copy", n, "streaming") end,
-    decide = function(r, cfg, set)
-      -- zero and fill keep their threshold, which follows this one unless
-      -- set: the next step measures them
-      local function move(to)
-        set.nontemporal_threshold, set.memset_nontemporal_threshold = to, cfg.memset_nontemporal_threshold
-      end
-      local i = lasting_win(r)
-      if i then
-        local said = string.format("streaming faster from %s, never slower above it", fmt_size(r.sizes[i]))
-        if r.sizes[i] == cfg.nontemporal_threshold then return said .. ": the threshold already", "kept" end
-        move(r.sizes[i])
-        return said, "moved"
-      end
-      local top = r.sizes[#r.sizes]
-      if loses_from(r, cfg.nontemporal_threshold) then
-        move(2 * top)
-        return string.format("streaming never faster up to %s: from %s", fmt_size(top), fmt_size(2 * top)), "moved"
-      end
-      return "no size from which streaming is faster beyond the noise", "kept"
-    end,
-  },
-  -- memset_nontemporal_threshold serves zero and fill, whose streaming
-  -- speeds can differ widely (docs/policy.md, "Other defaults"): zero is
-  -- measured first, and the fill step sets the threshold where streaming is
-  -- faster for both, and slower for neither.
-  {
-    name = "nontemporal_zero", op = "zero", rounds = 5, sizes = sizes(2 * MiB, 64 * MiB), weight = 3,
-    applies = function(cfg) return cfg.kernel ~= "libc" and has_streaming() end,
-    candidate = function(n) return avxbuf.kernel("zero", n, "streaming") end,
-    decide = function(r, _, _, seen)
-      seen.zero = r
-      local i = lasting_win(r)
-      return (i and string.format("streaming zero faster from %s, never slower above it", fmt_size(r.sizes[i]))
-                or "no size from which streaming zero is faster beyond the noise")
-             .. " (the fill step sets memset_nontemporal_threshold)", "reported"
-    end,
-  },
-  {
-    name = "nontemporal_fill", op = "fill", rounds = 5, sizes = sizes(2 * MiB, 64 * MiB), weight = 3,
-    applies = function(cfg) return cfg.kernel ~= "libc" and has_streaming() end,
-    candidate = function(n) return avxbuf.kernel("fill", n, "streaming") end,
-    decide = function(r, cfg, set, seen)
-      local cur = cfg.memset_nontemporal_threshold
-      local both = { r, seen.zero }
-      local from = 0
-      for _, rows in ipairs(both) do
-        local i = lasting_win(rows)
-        from = from and i and math.max(from, rows.sizes[i])
-      end
-      if from then
-        local said = string.format("streaming fill%s faster from %s, never slower above it",
-                                   seen.zero and " and zero" or "", fmt_size(from))
-        if from == cur then return said .. ": the threshold already", "kept" end
-        set.memset_nontemporal_threshold = from
-        return said, "moved"
-      end
-      -- streaming slower for either where it runs now, and never faster
-      -- for it, up to the largest size measured: beyond it
-      local top = r.sizes[#r.sizes]
-      for _, rows in ipairs(both) do
-        if loses_from(rows, cur) then
-          set.memset_nontemporal_threshold = 2 * top
-          return string.format("streaming %s never faster up to %s, slower where it ran: from %s",
-                               rows == r and "fill" or "zero", fmt_size(top), fmt_size(2 * top)), "moved"
-        end
-      end
-      return "no size from which streaming fill and zero are both faster beyond the noise", "kept"
-    end,
-  },
+  streaming_step("nontemporal", "copy", 1 * MiB, 4, "nontemporal_threshold", "streaming"),
+  streaming_step("nontemporal_zero", "zero", 2 * MiB, 3, "zero_nontemporal_threshold", "streaming zero"),
+  streaming_step("nontemporal_fill", "fill", 2 * MiB, 3, "memset_nontemporal_threshold", "streaming fill"),
 }
 
 -- What the policy's rule expects the probe to find: a drop at 512 bits,
@@ -392,7 +359,7 @@ return function(seconds)
   local after = {}   -- the crossovers apply to the settings as the licence step left them
   for k, v in pairs(cfg) do after[k] = v end
   for k, v in pairs(set) do after[k] = v end
-  local applicable, seen = {}, {}   -- (seen: rows a later step decides with)
+  local applicable = {}
   for _, c in ipairs(CROSSOVERS) do if c.applies(after) then applicable[#applicable + 1] = c end end
   for i, c in ipairs(applicable) do
     -- each crossover gets its share of what is left (the large sizes weigh more)
@@ -406,7 +373,7 @@ return function(seconds)
     if #rows.sizes == 0 then
       entry.decision, entry.why = "kept", "not measured: the time budget ran out"
     else
-      local why, decision = c.decide(rows, after, set, seen)
+      local why, decision = c.decide(rows, after, set)
       entry.decision, entry.why = decision, why
       if rows.cut then
         entry.why = entry.why .. string.format(" (sizes from %s not measured: budget)", fmt_size(rows.cut))
