@@ -196,7 +196,8 @@ sweep: deps
 # three runs, the default judged against it on the other three, with a twin
 # control (two rows of identical code judged so) and the same judgement of
 # each kernel's own row beside it: the floor this machine's noise sets. Then
-# the same with what avxbuf.tune() finds here.
+# the same with what avxbuf.tune() finds here, and its default row cell by
+# cell against the first six runs' (the unchanged kernel rows: the floor).
 CHECK_RUNS = $(foreach k,1 2 3 4 5 6,build/check/default-$(k).json)
 TUNED_RUNS = $(CHECK_RUNS:build/check/default-%=build/check/tuned-%)
 check-default: deps
@@ -208,7 +209,7 @@ check-default: deps
 	@opts=$$(sed -n 's/^AVXBUF_OPTIONS="\(.*\)"$$/\1/p' build/check/tune.txt); \
 	for f in $(TUNED_RUNS); do echo "AVXBUF_OPTIONS=$$opts build/bench/csweep --json $$f"; \
 	  AVXBUF_OPTIONS="$$opts" build/bench/csweep --json $$f > $${f%.json}.txt || exit 1; done
-	$(LUA) bench/plancheck.lua $(TUNED_RUNS)
+	$(LUA) bench/plancheck.lua --before $(CHECK_RUNS) -- $(TUNED_RUNS)
 
 # Foreign targets build against Debian's Lua 5.4 for that architecture,
 # unpacked (not installed) by tools/deps.sh into build/lua-ARCH, and link

@@ -18,6 +18,11 @@
 -- library's row where glibc itself ran rep movsb (its rep_movsb_threshold and
 -- rep_movsb_stop_threshold there, from ld.so --list-diagnostics); other such
 -- cells are counted as unjudged.
+--   lua5.4 bench/plancheck.lua --before DEFAULT.json... -- TUNED.json...
+-- also compares the default row cell by cell with the one in sweeps made
+-- before (make check-default: with avxbuf.tune's settings against without),
+-- beside the same comparison of every vector kernel's row, whose code did
+-- not change: the floor two sets of runs set.
 local cli = dofile "bench/lib/cli.lua"
 local cjson = require "cjson"
 local avxbuf = require "avxbuf"
@@ -31,6 +36,7 @@ parser:option("--rep-movsb-as", "ROW:FROM:TO: rep_movsb's figures from this row 
 parser:option("--from", "smallest size judged", "256")
 parser:option("--row", "judge this row instead of the default (a kernel row judged so shows the floor "
               .. "the machine's noise sets: the best of many noisy rows beats any one of them)", "default")
+parser:option("--before", "compare the default row with these sweeps' (made before a change)"):args("+")
 parser:argument("sweeps", "csweep --json files from that machine"):args("+")
 local args = parser:parse()
 
@@ -53,18 +59,22 @@ if args.rep_movsb_as then
 end
 
 -- Cells by key, each row's ratio to the C library over the runs.
-local cells, order = {}, {}
-for _, path in ipairs(args.sweeps) do
-  for _, c in ipairs(cjson.decode(bench.read_file(path)).cells) do
-    local key = string.format("%s %d %d/%d %d", c.op, c.size, c.dst_offset, c.src_offset, c.distance_mod_4096)
-    if not cells[key] then cells[key] = { cell = c, rows = {} }; order[#order + 1] = key end
-    for name, r in pairs(c.rows) do
-      local t = cells[key].rows[name] or {}
-      t[#t + 1] = r.ratio_to_libc
-      cells[key].rows[name] = t
+local function load(paths)
+  local cells, order = {}, {}
+  for _, path in ipairs(paths) do
+    for _, c in ipairs(cjson.decode(bench.read_file(path)).cells) do
+      local key = string.format("%s %d %d/%d %d", c.op, c.size, c.dst_offset, c.src_offset, c.distance_mod_4096)
+      if not cells[key] then cells[key] = { cell = c, rows = {} }; order[#order + 1] = key end
+      for name, r in pairs(c.rows) do
+        local t = cells[key].rows[name] or {}
+        t[#t + 1] = r.ratio_to_libc
+        cells[key].rows[name] = t
+      end
     end
   end
+  return cells, order
 end
+local cells, order = load(args.sweeps)
 
 -- Held out: each cell's best row is picked on the odd runs and judged, with
 -- the row under test, on the even ones. (The best of a dozen noisy rows'
@@ -84,7 +94,7 @@ local PICK, JUDGE = 1, 2
 -- dispatching to those same kernels, not a candidate) against it.
 local function judge(who)
   local r = { judged = 0, below = {}, below_libc = 0, unjudged = 0, was_below = 0, below_90 = 0, below_85 = 0,
-              ratios = {} }
+              ratios = {}, small = 0, small_libc = 0, small_below = {} }
   for _, key in ipairs(order) do
     local c, rows = cells[key].cell, cells[key].rows
     if c.size >= tonumber(args.from) then
@@ -109,6 +119,11 @@ local function judge(who)
         if ratio < 0.90 then r.below_90 = r.below_90 + 1 end
         if ratio < 0.85 then r.below_85 = r.below_85 + 1 end
         if med[row] < 0.98 then r.below_libc = r.below_libc + 1 end   -- libc's own ratio is 1
+        if c.size <= 2048 and c.op ~= "find" then   -- the issue's 256 B-2 KiB copies, zero and fill
+          r.small = r.small + 1
+          if med[row] >= 0.98 then r.small_libc = r.small_libc + 1
+          else r.small_below[#r.small_below + 1] = string.format("%s %.2fx", key, med[row]) end
+        end
         if med.default and med.default / best < 0.95 then r.was_below = r.was_below + 1 end
       end
     end
@@ -142,6 +157,9 @@ print(string.format("cells from %s B: %d judged%s; below 0.85x the best row: %d;
   unjudged > 0 and string.format(", %d unjudged (no row for the kernel picked)", unjudged) or "",
   below_85, #below, 100 * #below / n, judged - below_libc, 100 * (judged - below_libc) / n,
   decision and string.format("; the sweeps' own default row: %d below 0.95x", was_below) or ""))
+print(string.format("copies, zero and fill of %s B-2 KiB at or above 0.98x the C library: %d of %d%s",
+                    args.from, res.small_libc, res.small,
+                    #res.small_below > 0 and " (below: " .. table.concat(res.small_below, ", ") .. ")" or ""))
 local met = below_85 == 0 and #below <= 0.05 * judged and judged - below_libc >= 0.95 * judged
 print(string.format("target (none below 0.85x, at most 5%% below 0.95x, at least 95%% at 0.98x libc or above): %s",
                     met and "met" or "not met"))
@@ -178,4 +196,40 @@ if not decision then
   end
   table.sort(counts)
   print("# the same judgement of each vector kernel's own row, cells below 0.95x: " .. table.concat(counts, ", "))
+end
+
+-- Before and after: the default row's median in each cell over these sweeps
+-- against its median over the sweeps before, and the same for each vector
+-- kernel's row, whose code is the same in both sets: the spread that alone
+-- shows is the floor a change of the default must clear to count.
+if args.before then
+  local before = load(args.before)
+  local worse, control = {}, {}
+  local function change(key, name)
+    local a, b = cells[key].rows[name], before[key] and before[key].rows[name]
+    return a and b and bench.median(a) / bench.median(b)
+  end
+  for _, key in ipairs(order) do
+    if cells[key].cell.size >= tonumber(args.from) then
+      local d = change(key, "default")
+      if d and d < 0.95 then worse[#worse + 1] = { key = key, ratio = d } end
+      for name in pairs(cells[key].rows) do
+        if name ~= "default" and name ~= "libc" and name ~= "rep" and not name:find("_nt$") then
+          control[#control + 1] = change(key, name)
+        end
+      end
+    end
+  end
+  table.sort(worse, function(a, b) return a.ratio < b.ratio end)
+  table.sort(control)
+  local control_below = 0
+  for _, v in ipairs(control) do if v < 0.95 then control_below = control_below + 1 end end
+  for _, w in ipairs(worse) do print(string.format("%-28s default %.2fx of before", w.key, w.ratio)) end
+  local n = math.max(judged, 1)
+  print(string.format("default against before (%d runs against %d): below 0.95x in %d cells (%.1f%%); the "
+    .. "vector kernels' rows, unchanged code: %.1f%% of their cells below 0.95x, 5th-95th percentile %.2f-%.2f",
+    #args.sweeps, #args.before, #worse, 100 * #worse / n, 100 * control_below / math.max(#control, 1),
+    control[math.max(1, math.floor(0.05 * #control))] or 0, control[math.max(1, math.ceil(0.95 * #control))] or 0))
+  print(string.format("target (no cell worse beyond the floor: no larger a share below 0.95x than the "
+    .. "unchanged rows'): %s", #worse / n <= control_below / math.max(#control, 1) and "met" or "not met"))
 end
