@@ -9,7 +9,8 @@
 -- could move one row's median GB/s and not its neighbour's.
 --   lua5.4 bench/plancheck.lua SWEEP.json...
 -- judges the sweeps' own "default" row (make check-default: this machine);
---   lua5.4 bench/plancheck.lua --dump CPUID.txt [--xcr0 N] [--rep-movsb-as ROW:FROM:TO] SWEEP.json...
+--   lua5.4 bench/plancheck.lua --dump CPUID.txt [--xcr0 N] [--rep-movsb-as ROW:FROM:TO]
+--                              [--rep-stosb-as ROW:FROM:TO] SWEEP.json...
 -- judges what this avxbuf's policy picks for the machine of that CPUID dump
 -- (avxbuf.decide{leaves}.picks), by that machine's own sweeps, with each
 -- pick's figures from its kernel's row.
@@ -17,7 +18,8 @@
 -- figures for it: --rep-movsb-as libc:2112:1048576 reads them from the C
 -- library's row where glibc itself ran rep movsb (its rep_movsb_threshold and
 -- rep_movsb_stop_threshold there, from ld.so --list-diagnostics); other such
--- cells are counted as unjudged.
+-- cells are counted as unjudged. --rep-stosb-as does the same for rep stosb
+-- (glibc 2.36's memset runs it above rep_stosb_threshold, with no end).
 --   lua5.4 bench/plancheck.lua --before DEFAULT.json... -- TUNED.json...
 -- also compares the default row cell by cell with the one in sweeps made
 -- before (make check-default: with avxbuf.tune's settings against without),
@@ -33,6 +35,7 @@ local parser = cli.argparse("plancheck.lua", "the policy's picks for a recorded 
 parser:option("--dump", "judge the picks for the machine of this CPUID dump (cpuid -r)")
 parser:option("--xcr0", "its XCR0", "0xE7")
 parser:option("--rep-movsb-as", "ROW:FROM:TO: rep_movsb's figures from this row at sizes FROM <= n < TO")
+parser:option("--rep-stosb-as", "ROW:FROM:TO: the same for rep_stosb")
 parser:option("--from", "smallest size judged", "256")
 parser:option("--row", "judge this row instead of the default (a kernel row judged so shows the floor "
               .. "the machine's noise sets: the best of many noisy rows beats any one of them)", "default")
@@ -51,11 +54,12 @@ local function picked(op, n)
   return k
 end
 
-local as_row, as_from, as_to
-if args.rep_movsb_as then
-  as_row, as_from, as_to = args.rep_movsb_as:match("^([%w_]+):(%d+):(%d+)$")
-  assert(as_row, "--rep-movsb-as takes ROW:FROM:TO")
-  as_from, as_to = tonumber(as_from), tonumber(as_to)
+-- The row standing for a string kernel in a sweep without a row of its own.
+local stands_for = {}
+for kernel, opt in pairs { rep_movsb = args.rep_movsb_as, rep_stosb = args.rep_stosb_as } do
+  local row, from, to = (opt or ""):match("^([%w_]+):(%d+):(%d+)$")
+  assert(row or not opt, "--" .. kernel:gsub("_", "-") .. "-as takes ROW:FROM:TO")
+  if row then stands_for[kernel] = { row = row, from = tonumber(from), to = tonumber(to) } end
 end
 
 -- Cells by key, each row's ratio to the C library over the runs.
@@ -108,7 +112,8 @@ local function judge(who)
       local k = who or picked(c.op, c.size)
       local row = k
       if (k == "rep_movsb" or k == "rep_stosb") and med.rep then row = "rep" end   -- the sweep's row for both
-      if k == "rep_movsb" and as_row and c.size >= as_from and c.size < as_to then row = as_row end
+      local as = stands_for[k]
+      if as and c.size >= as.from and c.size < as.to then row = as.row end
       if not med[row] then
         r.unjudged = r.unjudged + 1
       else

@@ -38,7 +38,7 @@ static void read_whole_cpu(const uint8_t *data, size_t size)
   if (cpu.l3_capped && cpu.l3 != (size_t)32 << 20) abort();
   if ((cpu.l1d && !cpu.l1d_leaf) || (cpu.l2 && !cpu.l2_leaf) || (cpu.l3 && !cpu.l3_leaf)) abort();
   if (d.nontemporal_threshold < 0 || d.rep_movsb_threshold < 0 || d.rep_movsb_stop_threshold < 0
-      || d.rep_stosb_threshold < 0 || d.use_avx > cpu.max_use_avx) abort();
+      || d.rep_stosb_threshold < 0 || d.rep_stosb_stop_threshold < 0 || d.use_avx > cpu.max_use_avx) abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -67,6 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (d.use_avx == 3 && !((xcr0 & 0xE6) == 0xE6 && (raw.leaf7_ebx >> 16 & 1)
                           && (raw.leaf7_ebx >> 30 & 1) && (raw.leaf7_ebx >> 31 & 1))) abort();
   if (memchr(d.reason, '\0', sizeof d.reason) == NULL || strlen(d.reason) < 20) abort();
-  if (d.nontemporal_threshold < 0 || d.rep_movsb_threshold < 0 || d.rep_stosb_threshold < 0) abort();
+  if (d.nontemporal_threshold < 0 || d.rep_movsb_threshold < 0 || d.rep_stosb_threshold < 0
+      || d.rep_stosb_stop_threshold < 0) abort();
   return 0;
 }

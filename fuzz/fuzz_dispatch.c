@@ -31,7 +31,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 /* The input's first HEADER bytes (zeros past its end), then the data. */
 enum { H_OP, H_KNOBS, H_AVX3, H_MOVSB, H_MOVSB_STOP, H_STOSB, H_NT, H_N, H_N2, H_D, H_D2, H_S, H_S2, H_BYTE,
-       HEADER };
+       H_STOSB_STOP, HEADER };
 #define OP_COPY 1
 #define OP_HEAP_SOURCE 2   /* a copy's source is a block of its own */
 #define OP_SMALL 4         /* n up to AVXBUF_INLINE_MAX + 16 */
@@ -90,6 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   r[K_REP_MOVSB_THRESHOLD] = threshold(h[H_MOVSB]);
   r[K_REP_MOVSB_STOP_THRESHOLD] = threshold(h[H_MOVSB_STOP]);
   r[K_REP_STOSB_THRESHOLD] = threshold(h[H_STOSB]);
+  r[K_REP_STOSB_STOP_THRESHOLD] = threshold(h[H_STOSB_STOP]);
   r[K_NONTEMPORAL_THRESHOLD] = threshold(h[H_NT]);
   r[K_MEMSET_NONTEMPORAL_THRESHOLD] = AVXBUF_UNSET;   /* fills: twice H_NT's */
   r[K_ZERO_NONTEMPORAL_THRESHOLD] = AVXBUF_UNSET;     /* zero: the policy's rule */

@@ -182,7 +182,8 @@ function TestDefaultThresholds.test_around_every_threshold()
   avxbuf.reset()
   local cfg = avxbuf.config()
   local points = {}
-  for _, knob in ipairs { "avx3_threshold", "rep_movsb_threshold", "rep_stosb_threshold",
+  for _, knob in ipairs { "avx3_threshold", "rep_movsb_threshold", "rep_movsb_stop_threshold", "rep_stosb_threshold",
+                          "rep_stosb_stop_threshold",
                           "nontemporal_threshold", "memset_nontemporal_threshold", "zero_nontemporal_threshold" } do
     points[#points + 1] = { knob, cfg[knob] }
   end

@@ -28,6 +28,7 @@ function TestKnobs.test_defaults_come_from_the_policy()
   lu.assertEquals(c.rep_movsb_threshold, erms and cpu.default.rep_movsb_threshold or 0)
   lu.assertEquals(c.rep_movsb_stop_threshold, erms and cpu.default.rep_movsb_stop_threshold or 0)
   lu.assertEquals(c.rep_stosb_threshold, erms and cpu.default.rep_stosb_threshold or 0)
+  lu.assertEquals(c.rep_stosb_stop_threshold, erms and cpu.default.rep_stosb_stop_threshold or 0)
   lu.assertEquals(c.kernel, "auto")
   lu.assertEquals(c.max_vector_size, cpu.default.max_vector_size)
   lu.assertTrue(c.max_vector_size <= FULL[c.use_avx])
@@ -134,6 +135,18 @@ function TestKnobs.test_rep_and_nontemporal_windows()
   lu.assertEquals(avxbuf.kernel("copy", 1001), movsb)
   lu.assertEquals(avxbuf.kernel("copy", 2999), movsb)
   lu.assertEquals(avxbuf.kernel("copy", 3000), xmm)
+  -- and rep stosb's, for zero and fill alike
+  h.use { use_avx = 0, rep_stosb_threshold = 1000, rep_stosb_stop_threshold = 3000, nontemporal_threshold = 5000 }
+  for _, op in ipairs { "zero", "fill" } do
+    lu.assertEquals({ avxbuf.kernel(op, 1000), avxbuf.kernel(op, 1001), avxbuf.kernel(op, 2999),
+                      avxbuf.kernel(op, 3000) }, { xmm, stosb, stosb, xmm }, op)
+  end
+  for _, n in ipairs { 1000, 1001, 2999, 3000 } do
+    local b = avxbuf.from(h.pattern(n + 130, 4))
+    b:fill(0xA5, 65, n)
+    local want = h.pattern(n + 130, 4)
+    h.assert_bytes(b:tostring(), want:sub(1, 64) .. ("\xA5"):rep(n) .. want:sub(65 + n), "fill of " .. n)
+  end
   lu.assertEquals(avxbuf.kernel("copy", 5000), xmm_nt)
   local d, s = avxbuf.new(4000), avxbuf.from(h.pattern(4000, 8))
   for _, n in ipairs { 999, 1000, 2999, 3000, 3999 } do
@@ -353,7 +366,8 @@ local VALUE_CASES = {
   { "kernel", true, 'must be "auto" or "libc"' },
 }
 for _, knob in ipairs { "avx3_threshold", "rep_movsb_threshold", "rep_movsb_stop_threshold", "rep_stosb_threshold",
-                        "nontemporal_threshold" } do
+                        "rep_stosb_stop_threshold", "nontemporal_threshold", "memset_nontemporal_threshold",
+                        "zero_nontemporal_threshold" } do
   for _, case in ipairs { { 0 }, { 4096 }, { 2 ^ 53 }, { -1, BYTES }, { 2.5, "must be an integer" },
                           { "4k", "must be an integer" }, { false, "must be an integer" } } do
     VALUE_CASES[#VALUE_CASES + 1] = { knob, case[1], case[2] }

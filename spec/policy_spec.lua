@@ -271,15 +271,18 @@ function TestPolicy.test_recorded_zen5_vm()
   lu.assertEquals(d.cache.leaf, { l1d = "0x80000005", l2 = "0x80000006", l3 = "0x80000006" })
   lu.assertEquals(d.nontemporal_threshold, 16 * MiB)
   -- FSRM rep movsb from 32 KiB (taken above the threshold, as glibc's) up to
-  -- the L2 (1 MiB), where it won on that VM, 32 KiB itself included; no rep stosb
-  lu.assertEquals({ d.rep_movsb_threshold, d.rep_movsb_stop_threshold, d.rep_stosb_threshold },
-                  { 32 * 1024 - 1, 1 * MiB, 0 })
+  -- the L2 (1 MiB), where it won on that VM, 32 KiB itself included; rep
+  -- stosb from the L2 to 4 times it
+  lu.assertEquals({ d.rep_movsb_threshold, d.rep_movsb_stop_threshold, d.rep_stosb_threshold,
+                    d.rep_stosb_stop_threshold }, { 32 * 1024 - 1, 1 * MiB, 1 * MiB - 1, 4 * MiB })
   if h.X86 then   -- (a build without x86 kernels picks the C library's everywhere)
     lu.assertEquals(d.picks.copy, { { from = 0, kernel = "avx512" }, { from = 32 * 1024, kernel = "rep_movsb" },
                                     { from = 1 * MiB, kernel = "avx512" }, { from = 16 * MiB, kernel = "avx512_nt" } })
     -- zero streams from the copies' threshold on AMD, fill from twice it
-    lu.assertEquals(d.picks.zero, { { from = 0, kernel = "avx512" }, { from = 16 * MiB, kernel = "avx512_nt" } })
-    lu.assertEquals(d.picks.fill, { { from = 0, kernel = "avx512" }, { from = 32 * MiB, kernel = "avx512_nt" } })
+    lu.assertEquals(d.picks.zero, { { from = 0, kernel = "avx512" }, { from = 1 * MiB, kernel = "rep_stosb" },
+                                    { from = 4 * MiB, kernel = "avx512" }, { from = 16 * MiB, kernel = "avx512_nt" } })
+    lu.assertEquals(d.picks.fill, { { from = 0, kernel = "avx512" }, { from = 1 * MiB, kernel = "rep_stosb" },
+                                    { from = 4 * MiB, kernel = "avx512" }, { from = 32 * MiB, kernel = "avx512_nt" } })
   else
     lu.assertEquals(d.picks.copy, { { from = 0, kernel = "libc" } })
   end
@@ -287,7 +290,8 @@ function TestPolicy.test_recorded_zen5_vm()
   local ext7 = leaves[7][0]
   ext7[4] = h.clear_bit(ext7[4], 4)
   d = avxbuf.decide { leaves = leaves, xcr0 = 0xE7 }
-  lu.assertEquals({ d.rep_movsb_threshold, d.rep_movsb_stop_threshold }, { 0, 0 })
+  lu.assertEquals({ d.rep_movsb_threshold, d.rep_movsb_stop_threshold, d.rep_stosb_threshold,
+                    d.rep_stosb_stop_threshold }, { 0, 0, 0, 0 })
 end
 
 -- A recorded machine: the AMD Zen 4 ("Genoa") VM this project's CI may run

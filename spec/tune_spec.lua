@@ -85,7 +85,7 @@ function TestTune.test_tune_reports_and_changes_nothing_itself()
   local streaming = { "nontemporal_threshold", "memset_nontemporal_threshold", "zero_nontemporal_threshold" }
   local KNOBS = { licence = { "use_avx", "vector_zeroing" },
                   rep_movsb = { "rep_movsb_threshold", "rep_movsb_stop_threshold" },
-                  rep_stosb = { "rep_stosb_threshold" }, avx3 = { "avx3_threshold" },
+                  rep_stosb = { "rep_stosb_threshold", "rep_stosb_stop_threshold" }, avx3 = { "avx3_threshold" },
                   nontemporal = streaming, nontemporal_zero = streaming, nontemporal_fill = streaming }
   local in_options = {}
   for k in options:gmatch("([%w_]+)=") do in_options[k] = true end

@@ -147,7 +147,7 @@ static void plan(avxbuf_state *st, const avxbuf_machine *m)
   if (e[K_KERNEL] == KERNEL_LIBC) {
     const avxbuf_kernel *libc = libc_kernel(m);
     p->copy_narrow = p->copy_wide = p->fill_narrow = p->fill_wide = (avxbuf_family){ libc, libc };
-    p->wide_from = p->rep_movsb_from = p->rep_movsb_until = p->rep_stosb_from = SIZE_MAX;
+    p->wide_from = p->rep_movsb_from = p->rep_movsb_until = p->rep_stosb_from = p->rep_stosb_until = SIZE_MAX;
     p->nontemporal_copy_from = p->nontemporal_fill_from = p->nontemporal_zero_from = SIZE_MAX;
     plan_small(p);
     return;
@@ -167,6 +167,7 @@ static void plan(avxbuf_state *st, const avxbuf_machine *m)
   p->rep_movsb_from = above(e[K_REP_MOVSB_THRESHOLD]);
   p->rep_movsb_until = threshold_size(e[K_REP_MOVSB_STOP_THRESHOLD]);   /* 0: no end */
   p->rep_stosb_from = above(e[K_REP_STOSB_THRESHOLD]);
+  p->rep_stosb_until = threshold_size(e[K_REP_STOSB_STOP_THRESHOLD]);   /* 0: no end */
   p->nontemporal_copy_from = threshold_size(e[K_NONTEMPORAL_THRESHOLD]);
   p->nontemporal_fill_from = threshold_size(e[K_MEMSET_NONTEMPORAL_THRESHOLD]);
   p->nontemporal_zero_from = threshold_size(e[K_ZERO_NONTEMPORAL_THRESHOLD]);
@@ -202,6 +203,8 @@ void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m)
   e[K_REP_MOVSB_STOP_THRESHOLD] =
     erms ? requested_or(st, K_REP_MOVSB_STOP_THRESHOLD, d->rep_movsb_stop_threshold) : 0;
   e[K_REP_STOSB_THRESHOLD] = erms ? requested_or(st, K_REP_STOSB_THRESHOLD, d->rep_stosb_threshold) : 0;
+  e[K_REP_STOSB_STOP_THRESHOLD] =
+    erms ? requested_or(st, K_REP_STOSB_STOP_THRESHOLD, d->rep_stosb_stop_threshold) : 0;
   e[K_NONTEMPORAL_THRESHOLD] = requested_or(st, K_NONTEMPORAL_THRESHOLD, d->nontemporal_threshold);
   /* A copy of n bytes streams 2n through the cache, a fill n: unless told
    * (glibc 2.40's x86_memset_non_temporal_threshold), fills stream from

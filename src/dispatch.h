@@ -30,7 +30,7 @@ typedef struct avxbuf_family { const avxbuf_kernel *k, *k_nt; } avxbuf_family;
  * *_inline_upto ints only, through pointers src/lluajit.c gives it. */
 typedef struct avxbuf_plan {
   avxbuf_family copy_narrow, copy_wide, fill_narrow, fill_wide;
-  size_t wide_from, rep_movsb_from, rep_movsb_until, rep_stosb_from;
+  size_t wide_from, rep_movsb_from, rep_movsb_until, rep_stosb_from, rep_stosb_until;
   size_t nontemporal_copy_from, nontemporal_fill_from, nontemporal_zero_from;
   const avxbuf_kernel *string_copy, *string_fill;   /* the rep_* windows' kernels */
   /* Below the first of the thresholds one kernel serves every size: the
@@ -106,7 +106,7 @@ static inline const avxbuf_kernel *avxbuf_pick_fill(const avxbuf_plan *p, size_t
   if (n < p->fill_small_below) return p->fill_small;
   const avxbuf_family *f = n >= p->wide_from ? &p->fill_wide : &p->fill_narrow;
   if (n >= (byte ? p->nontemporal_fill_from : p->nontemporal_zero_from)) return f->k_nt;
-  if (n >= p->rep_stosb_from) return p->string_fill;
+  if (n >= p->rep_stosb_from && n < p->rep_stosb_until) return p->string_fill;
   return f->k;
 }
 

@@ -57,7 +57,8 @@ static const field decision_fields[] = {
   FIELD(avxbuf_defaults, FT_INT, use_avx), FIELD(avxbuf_defaults, FT_BOOL, vector_zeroing),
   FIELD(avxbuf_defaults, FT_LLONG, avx3_threshold), FIELD(avxbuf_defaults, FT_LLONG, rep_movsb_threshold),
   FIELD(avxbuf_defaults, FT_LLONG, rep_movsb_stop_threshold), FIELD(avxbuf_defaults, FT_STR, thresholds_source),
-  FIELD(avxbuf_defaults, FT_LLONG, rep_stosb_threshold), FIELD(avxbuf_defaults, FT_LLONG, nontemporal_threshold),
+  FIELD(avxbuf_defaults, FT_LLONG, rep_stosb_threshold), FIELD(avxbuf_defaults, FT_LLONG, rep_stosb_stop_threshold),
+  FIELD(avxbuf_defaults, FT_LLONG, nontemporal_threshold),
   FIELD(avxbuf_defaults, FT_BOOL, zero_streams_as_copies),
   FIELD(avxbuf_defaults, FT_STR, uarch), FIELD(avxbuf_defaults, FT_STR, licence_events),
   FIELD(avxbuf_defaults, FT_STR, rule),
@@ -113,7 +114,7 @@ static void push_picks(lua_State *L, const avxbuf_plan *p, int op)
   int fill = op == 1 || op == 2, find = op == 3;
   size_t at[] = { 0, fill ? p->fill_small_below : p->copy_small_below, p->wide_from,
                   find ? SIZE_MAX : fill ? p->rep_stosb_from : p->rep_movsb_from,
-                  fill || find ? SIZE_MAX : p->rep_movsb_until,
+                  find ? SIZE_MAX : fill ? p->rep_stosb_until : p->rep_movsb_until,
                   find ? SIZE_MAX : op == 1 ? p->nontemporal_zero_from : fill ? p->nontemporal_fill_from
                                                 : p->nontemporal_copy_from };
   size_t n = sizeof at / sizeof at[0];

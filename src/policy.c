@@ -168,7 +168,9 @@ static const char *limit_text(const avxbuf_cpu *cpu)
  *   masked Sapphire Rapids class: from 64 KiB, where the vector loops
  *   stopped winning.
  * - rep stosb: glibc's 2048 with ERMS on Intel (64 KiB for the masked
- *   class, as rep movsb); never on AMD, as glibc.
+ *   class, as rep movsb); on AMD never, but on Zen 5 from the L2 size to
+ *   4 times it, where the vector stores slowed past the L2 and rep stosb
+ *   had not yet slowed to streaming speed (docs/policy.md).
  * - non-temporal: half the last-level cache for copies, whose source and
  *   destination then exceed it, but at most 16 L2s: a large L3 is shared
  *   by cores (and, under a hypervisor, tenants) this thread cannot see, and glibc too
@@ -185,8 +187,10 @@ static void thresholds(const avxbuf_cpu *cpu, const cpu_row *row, avxbuf_default
   if (row && row->strings == S_FSRM_TO_L2 && cpu->has[F_FSRM] && cpu->l2) {
     out->rep_movsb_threshold = (32 << 10) - 1;   /* taken above it: from 32 KiB */
     out->rep_movsb_stop_threshold = (long long)cpu->l2;
-    out->rep_stosb_threshold = 0;
-    out->thresholds_source = "this processor's row (docs/policy.md): rep movsb from 32 KiB to the L2 size";
+    out->rep_stosb_threshold = (long long)cpu->l2 - 1;   /* from the L2 size */
+    out->rep_stosb_stop_threshold = 4 * (long long)cpu->l2;
+    out->thresholds_source = "this processor's row (docs/policy.md): rep movsb from 32 KiB to the L2 size, "
+                             "rep stosb from the L2 size to 4 times it";
   } else if (row && row->strings == S_FROM_64K && intel_erms) {
     out->rep_movsb_threshold = out->rep_stosb_threshold = (64 << 10) - 1;   /* taken above it: from 64 KiB */
     out->thresholds_source = "this processor's row (docs/policy.md): rep movsb and rep stosb from 64 KiB";

@@ -11,7 +11,8 @@ typedef struct avxbuf_defaults {
   int max_vector_size;         /* bytes: the widest vectors the kernels use (at most use_avx's width) */
   int vector_zeroing;          /* 0/1 */
   long long avx3_threshold;    /* bytes */
-  long long rep_movsb_threshold, rep_movsb_stop_threshold, rep_stosb_threshold, nontemporal_threshold;
+  long long rep_movsb_threshold, rep_movsb_stop_threshold, rep_stosb_threshold, rep_stosb_stop_threshold;
+  long long nontemporal_threshold;
   int zero_streams_as_copies;  /* 1: zero streams from the copies' threshold, not fills' (AMD) */
   const char *thresholds_source;   /* where the string-instruction thresholds come from */
   const char *uarch;           /* "Cascade Lake", ... or "unknown" */

@@ -10,6 +10,7 @@ const avxbuf_knob_info avxbuf_knobs[K_COUNT] = {
   [K_REP_MOVSB_THRESHOLD] = { "rep_movsb_threshold", KT_BYTES },
   [K_REP_MOVSB_STOP_THRESHOLD] = { "rep_movsb_stop_threshold", KT_BYTES },
   [K_REP_STOSB_THRESHOLD] = { "rep_stosb_threshold", KT_BYTES },
+  [K_REP_STOSB_STOP_THRESHOLD] = { "rep_stosb_stop_threshold", KT_BYTES },
   [K_NONTEMPORAL_THRESHOLD] = { "nontemporal_threshold", KT_BYTES },
   [K_MEMSET_NONTEMPORAL_THRESHOLD] = { "memset_nontemporal_threshold", KT_BYTES },
   [K_ZERO_NONTEMPORAL_THRESHOLD] = { "zero_nontemporal_threshold", KT_BYTES },

@@ -3,7 +3,8 @@
 -- time), the crossovers the plan depends on, and moves a threshold only
 -- where the difference clears the noise measured in the same run:
 --   rep_movsb          the vector copy against rep movsb (ERMS), 2 KiB-4 MiB
---   rep_stosb          the vector zero against rep stosb, 2 KiB-4 MiB
+--   rep_stosb          the vector zero against rep stosb, 2 KiB-4 MiB (each
+--                      a window: its threshold and stop threshold)
 --   avx3               32- against 64-byte vectors, where use_avx=3 is in force
 --   nontemporal        temporal against streaming copies, 1-64 MiB
 --   nontemporal_zero   zero (zero_nontemporal_threshold), 2-64 MiB
@@ -163,6 +164,34 @@ local function lasting_win(r)
   end
 end
 
+-- The step that moves a string instruction's window (its `threshold` and
+-- `stop_threshold` knobs) to where it wins, from 2 KiB to 4 MiB.
+local function string_step(name, op, kind, what)
+  local knob, stop = name .. "_threshold", name .. "_stop_threshold"
+  return {
+    name = name, op = op, rounds = 7, sizes = sizes(2 * KiB, 4 * MiB), weight = 2,
+    applies = function(cfg) return kernel_with(kind) and cfg.kernel ~= "libc" end,
+    candidate = function() return kernel_with(kind) end,
+    decide = function(r, cfg, set)
+      local cur_from = cfg[knob] > 0 and cfg[knob] + 1 or 0
+      local from, untl, a, b = string_window(r, cur_from, cfg[stop])
+      if from then
+        local said = string.format("%s faster from %s to %s", what, fmt_size(r.sizes[a]), fmt_size(r.sizes[b]))
+        if from == cur_from and untl == cfg[stop] then return said .. ", within the window already", "kept" end
+        -- the thresholds are taken above (as glibc's): from `from` itself
+        set[knob], set[stop] = from - 1, untl
+        return string.format("%s: from %s to %s", said, fmt_size(from), untl == 0 and "no end" or fmt_size(untl)),
+               "moved"
+      end
+      if cfg[knob] > 0 and any(r.verdict, -1) and not any(r.verdict, 1) then
+        set[knob], set[stop] = 0, 0
+        return what .. " never faster, slower at some sizes: never", "moved"
+      end
+      return "no run of sizes where " .. what .. " is faster beyond the noise", "kept"
+    end,
+  }
+end
+
 -- The streaming thresholds derive from one another unless set (zero's and
 -- fill's from the copies'; zero's from fill's): a step that moves one pins
 -- the others at their values now, which their own steps measure.
@@ -202,53 +231,8 @@ end
 
 -- Each crossover: what it measures, and how its rows become settings.
 local CROSSOVERS = {
-  {
-    name = "rep_movsb", op = "copy", rounds = 7, sizes = sizes(2 * KiB, 4 * MiB), weight = 2,
-    applies = function(cfg) return kernel_with(STRING_COPY) and cfg.kernel ~= "libc" end,
-    candidate = function() return kernel_with(STRING_COPY) end,
-    decide = function(r, cfg, set)
-      local cur_from = cfg.rep_movsb_threshold > 0 and cfg.rep_movsb_threshold + 1 or 0
-      local from, untl, a, b = string_window(r, cur_from, cfg.rep_movsb_stop_threshold)
-      if from then
-        local said = string.format("rep movsb faster from %s to %s", fmt_size(r.sizes[a]), fmt_size(r.sizes[b]))
-        if from == cur_from and untl == cfg.rep_movsb_stop_threshold then
-          return said .. ", within the window already", "kept"
-        end
-        -- the thresholds are taken above (as glibc's): from `from` itself
-        set.rep_movsb_threshold, set.rep_movsb_stop_threshold = from - 1, untl
-        return string.format("%s: from %s to %s", said, fmt_size(from), untl == 0 and "no end" or fmt_size(untl)),
-               "moved"
-      end
-      if cfg.rep_movsb_threshold > 0 and any(r.verdict, -1) and not any(r.verdict, 1) then
-        set.rep_movsb_threshold, set.rep_movsb_stop_threshold = 0, 0
-        return "rep movsb never faster, slower at some sizes: never", "moved"
-      end
-      return "no run of sizes where rep movsb is faster beyond the noise", "kept"
-    end,
-  },
-  {
-    name = "rep_stosb", op = "zero", rounds = 7, sizes = sizes(2 * KiB, 4 * MiB), weight = 2,
-    applies = function(cfg) return kernel_with(STRING_ZERO) and cfg.kernel ~= "libc" end,
-    candidate = function() return kernel_with(STRING_ZERO) end,
-    decide = function(r, cfg, set)
-      local cur_from = cfg.rep_stosb_threshold > 0 and cfg.rep_stosb_threshold + 1 or 0
-      local from, untl, a, b = string_window(r, cur_from, 0)
-      if from and untl == 0 then
-        if from == cur_from then return string.format("rep stosb faster from %s, within the window already",
-                                                      fmt_size(r.sizes[a])), "kept" end
-        set.rep_stosb_threshold = from - 1
-        return string.format("rep stosb faster from %s: from %s", fmt_size(r.sizes[a]), fmt_size(from)), "moved"
-      elseif from then
-        return string.format("rep stosb faster only from %s to %s, which rep_stosb_threshold (no end) "
-                             .. "cannot say", fmt_size(r.sizes[a]), fmt_size(r.sizes[b])), "kept"
-      end
-      if cfg.rep_stosb_threshold > 0 and any(r.verdict, -1) and not any(r.verdict, 1) then
-        set.rep_stosb_threshold = 0
-        return "rep stosb never faster, slower at some sizes: never", "moved"
-      end
-      return "no run of sizes where rep stosb is faster beyond the noise", "kept"
-    end,
-  },
+  string_step("rep_movsb", "copy", STRING_COPY, "rep movsb"),
+  string_step("rep_stosb", "zero", STRING_ZERO, "rep stosb"),
   {
     name = "avx3", op = "copy", rounds = 7, sizes = sizes(256, 64 * KiB), weight = 1,
     applies = function(cfg) return cfg.use_avx == 3 and cfg.max_vector_size == 64 and kernel_with(ZMM) end,
