@@ -230,11 +230,11 @@ if args.before then
   local control_below = 0
   for _, v in ipairs(control) do if v < 0.95 then control_below = control_below + 1 end end
   for _, w in ipairs(worse) do print(string.format("%-28s default %.2fx of before", w.key, w.ratio)) end
-  local n = math.max(judged, 1)
+  local share, control_share = #worse / math.max(judged, 1), control_below / math.max(#control, 1)
   print(string.format("default against before (%d runs against %d): below 0.95x in %d cells (%.1f%%); the "
     .. "vector kernels' rows, unchanged code: %.1f%% of their cells below 0.95x, 5th-95th percentile %.2f-%.2f",
-    #args.sweeps, #args.before, #worse, 100 * #worse / n, 100 * control_below / math.max(#control, 1),
+    #args.sweeps, #args.before, #worse, 100 * share, 100 * control_share,
     control[math.max(1, math.floor(0.05 * #control))] or 0, control[math.max(1, math.ceil(0.95 * #control))] or 0))
   print(string.format("target (no cell worse beyond the floor: no larger a share below 0.95x than the "
-    .. "unchanged rows'): %s", #worse / n <= control_below / math.max(#control, 1) and "met" or "not met"))
+    .. "unchanged rows'): %s", share <= control_share and "met" or "not met"))
 end

@@ -352,7 +352,8 @@ local function zeroing_kernels(select_paths)
         local cfg = avxbuf.config()
         local sizes = { 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 255, 256, 1000, 4095, 4096, 4097,
                         65536, 1 << 20, 1 << 24, 1 << 28, 1 << 32 }
-        for _, k in ipairs { "avx3_threshold", "rep_stosb_threshold", "rep_stosb_stop_threshold", "nontemporal_threshold",
+        for _, k in ipairs { "avx3_threshold", "rep_stosb_threshold", "rep_stosb_stop_threshold",
+                             "nontemporal_threshold",
                              "memset_nontemporal_threshold", "zero_nontemporal_threshold" } do
           local t = cfg[k]
           for _, n in ipairs { t - 1, t, t + 1, 2 * t - 1, 2 * t, 2 * t + 1 } do
