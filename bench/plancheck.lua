@@ -106,7 +106,9 @@ local function judge(who)
       for name, v in pairs(rows) do
         med[name] = bench.median(runs_of(v, JUDGE))
         local on_pick = bench.median(runs_of(v, PICK))
-        if name ~= "default" and name ~= who and on_pick > picked_best then picked_best, best_name = on_pick, name end
+        if name ~= "default" and name ~= "default_twin" and name ~= who and on_pick > picked_best then
+          picked_best, best_name = on_pick, name
+        end
       end
       local best = med[best_name]
       local k = who or picked(c.op, c.size)
@@ -169,25 +171,29 @@ local met = below_85 == 0 and #below <= 0.05 * judged and judged - below_libc >=
 print(string.format("target (none below 0.85x, at most 5%% below 0.95x, at least 95%% at 0.98x libc or above): %s",
                     met and "met" or "not met"))
 
--- The twin control: two rows of identical code (the avx and avx2 copies,
--- the same instructions) judged against each other as the default is: the
--- floor this run's noise and code placement set.
-local twins = {}
-for _, key in ipairs(order) do
-  local c, rows = cells[key].cell, cells[key].rows
-  if c.op == "copy" and c.size >= tonumber(args.from) and rows.avx and rows.avx2 then
-    twins[#twins + 1] = bench.median(runs_of(rows.avx2, JUDGE)) / bench.median(runs_of(rows.avx, JUDGE))
+-- The twin controls: two rows of identical code judged against each other
+-- as the default is: the floor this run's noise and code placement set.
+-- The kernels' twin: the avx and avx2 copies, the same instructions; the
+-- default's: its dispatch reading a copy of the plan that lies elsewhere
+-- (csweep's default_twin row), in every cell.
+local function twin_control(a, b, copies_only, label)
+  local twins = {}
+  for _, key in ipairs(order) do
+    local c, rows = cells[key].cell, cells[key].rows
+    if (c.op == "copy" or not copies_only) and c.size >= tonumber(args.from) and rows[a] and rows[b] then
+      twins[#twins + 1] = bench.median(runs_of(rows[a], JUDGE)) / bench.median(runs_of(rows[b], JUDGE))
+    end
   end
-end
-if #twins > 0 then
+  if #twins == 0 then return end
   table.sort(twins)
   local within = 0
   for _, t in ipairs(twins) do if t >= 0.95 and t <= 1.05 then within = within + 1 end end
-  print(string.format("# twin control (avx2 copy / avx copy, identical code, on the judged runs): %d cells, "
-    .. "5th-95th percentile %.2f-%.2f, within +-5%%: %d (%.1f%%)", #twins,
-    twins[math.max(1, math.floor(0.05 * #twins))], twins[math.max(1, math.ceil(0.95 * #twins))], within,
-    100 * within / #twins))
+  print(string.format("# %s, on the judged runs: %d cells, 5th-95th percentile %.2f-%.2f, within +-5%%: %d (%.1f%%)",
+    label, #twins, twins[math.max(1, math.floor(0.05 * #twins))], twins[math.max(1, math.ceil(0.95 * #twins))],
+    within, 100 * within / #twins))
 end
+twin_control("avx2", "avx", true, "twin control (avx2 copy / avx copy, identical code)")
+twin_control("default_twin", "default", false, "the default's twin (its code, its plan elsewhere) / the default")
 
 -- The floor the noise sets: each kernel row judged the same way (the best
 -- of a dozen noisy rows beats any one of them in many cells).
@@ -219,7 +225,7 @@ if args.before then
       local d = change(key, "default")
       if d and d < 0.95 then worse[#worse + 1] = { key = key, ratio = d } end
       for name in pairs(cells[key].rows) do
-        if name ~= "default" and name ~= "libc" and name ~= "rep" and not name:find("_nt$") then
+        if not name:find("^default") and name ~= "libc" and name ~= "rep" and not name:find("_nt$") then
           control[#control + 1] = change(key, name)
         end
       end
