@@ -53,8 +53,8 @@ static long long threshold(uint8_t b)
 static void search(const avxbuf_plan *p, int reverse, const unsigned char *hay, size_t n,
                    const unsigned char *needle, size_t room, size_t m)
 {
-  if (m > room) m = room;
-  if (m > n) return;   /* the kernels' contract: 1 <= m <= n */
+  if (m > room) m = room;   /* 0 where the needle would start at the arena's end */
+  if (m == 0 || m > n) return;   /* the kernels' contract: 1 <= m <= n */
   unsigned char *h = malloc(n), *nd = malloc(m);
   memcpy(h, hay, n);
   memcpy(nd, needle, m);
@@ -95,6 +95,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   r[K_MEMSET_NONTEMPORAL_THRESHOLD] = AVXBUF_UNSET;   /* fills: twice H_NT's */
   r[K_ZERO_NONTEMPORAL_THRESHOLD] = AVXBUF_UNSET;     /* zero: the policy's rule */
   avxbuf_state_resolve(&st);
+  /* avxbuf_copy's one-load way to the small kernel goes where the picks do,
+   * at both ends of its sizes and at one the input chooses. */
+  const avxbuf_plan *p = &st.plan;
+  size_t ends[] = { 17, AVXBUF_CALL_MAX, 17 + h[H_N] * 7u % (AVXBUF_CALL_MAX - 16) };
+  for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+    size_t m = ends[i];
+    if (p->copy_call_fn && p->copy_call_fn != avxbuf_pick_copy(p, m, OV_BACKWARD)->copy) abort();
+    if (p->fill_call_fn && (p->fill_call_fn != avxbuf_pick_fill(p, m, 0)->fill
+                            || p->fill_call_fn != avxbuf_pick_fill(p, m, 1)->fill)) abort();
+  }
 
   uint8_t op = h[H_OP];
   size_t n = op & OP_SMALL ? h[H_N] % (AVXBUF_INLINE_MAX + 17) : (size_t)(h[H_N] << 8 | h[H_N2]) % (MAX_N + 1);

@@ -56,9 +56,19 @@ typedef struct avxbuf_plan {
    * compare: each compare before it was a measurable part of a 256 B-1 KiB
    * call (docs/benchmarks.md, "Where the default's 256 B goes"). */
   size_t copy_call_from, copy_call_span, fill_call_from, fill_call_span;
+  /* The small kernel's function where it serves every size from 17 to
+   * AVXBUF_CALL_MAX, else NULL: the way to the call for those sizes is then
+   * one load, of the function, and compares with constants. Each further
+   * load of the plan on that way cost 5-30% at copies of 256 B whose source
+   * splits cache lines on the Zen 4 VM (docs/benchmarks.md). */
+  avxbuf_copy_fn copy_call_fn;
+  avxbuf_fill_fn fill_call_fn;
 } avxbuf_plan;
 
 #define AVXBUF_INLINE_MAX 64
+/* Below every threshold a policy sets by default: glibc's string
+ * instructions start above 2048 (dl-cacheinfo.h), the others higher. */
+#define AVXBUF_CALL_MAX 2048
 
 typedef struct avxbuf_state {
   avxbuf_settings at_load;     /* what AVXBUF_OPTIONS set; reset() returns here */
@@ -125,7 +135,9 @@ static inline const avxbuf_kernel *avxbuf_pick_find(const avxbuf_plan *p, size_t
  * straddled two cache lines. */
 static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, size_t n, avxbuf_overlap ov)
 {
-  if (__builtin_expect(n - p->copy_call_from < p->copy_call_span, 1)) { p->copy_small_fn(d, s, n); return; }
+  avxbuf_copy_fn f = p->copy_call_fn;
+  if (__builtin_expect(f != NULL && n - 17 < AVXBUF_CALL_MAX - 16, 1)) { f(d, s, n); return; }
+  if (n - p->copy_call_from < p->copy_call_span) { p->copy_small_fn(d, s, n); return; }
   if (n <= p->copy_le16_upto) { copy_le16((unsigned char *)d, (const unsigned char *)s, n); return; }
   const avxbuf_kernel *k = avxbuf_pick_copy(p, n, ov);
   if (n <= 16 && k->vector_bits > 0) copy_le16((unsigned char *)d, (const unsigned char *)s, n);
@@ -134,7 +146,9 @@ static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, siz
 
 static inline void avxbuf_fill(const avxbuf_plan *p, void *d, int byte, size_t n)
 {
-  if (__builtin_expect(n - p->fill_call_from < p->fill_call_span, 1)) { p->fill_small_fn(d, byte, n); return; }
+  avxbuf_fill_fn f = p->fill_call_fn;
+  if (__builtin_expect(f != NULL && n - 17 < AVXBUF_CALL_MAX - 16, 1)) { f(d, byte, n); return; }
+  if (n - p->fill_call_from < p->fill_call_span) { p->fill_small_fn(d, byte, n); return; }
   if (n <= p->fill_le16_upto) { fill_le16((unsigned char *)d, byte, n); return; }
   const avxbuf_kernel *k = avxbuf_pick_fill(p, n, byte);
   if (n <= 16 && k->vector_bits > 0) fill_le16((unsigned char *)d, byte, n);
