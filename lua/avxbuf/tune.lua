@@ -113,7 +113,7 @@ end
 -- The string instruction's window from its verdicts: of the stretches
 -- between sizes where it lost, the one where it won most (twice at least),
 -- from its first win to its last. A bound moves only across a measured win
--- or loss: where the current window (from, until; until 0: no end) already
+-- or loss: where the current window (from, until; from 0: none, until 0: no end) already
 -- reaches into that stretch's sizes of no verdict, it keeps them. Returns
 -- from and until (0: no end), and the first and last win's indices.
 local function string_window(r, cur_from, cur_until)
@@ -135,8 +135,10 @@ local function string_window(r, cur_from, cur_until)
   if cur_from > loss_below and cur_from < from then from = cur_from end
   local untl = best.b < n and r.sizes[best.b + 1] or 0
   local ceiling = best.hi < n and r.sizes[best.hi + 1] or 0   -- the next loss, 0: none
-  local reaches = cur_until == 0 and ceiling == 0
-                  or cur_until > untl and (ceiling == 0 or cur_until <= ceiling)
+  -- (a window that is never taken, from 0, reaches nowhere: its until of 0
+  -- is no end only for a window that exists)
+  local reaches = cur_from > 0 and (cur_until == 0 and ceiling == 0
+                                    or cur_until > untl and (ceiling == 0 or cur_until <= ceiling))
   if untl ~= 0 and reaches then untl = cur_until end
   return from, untl, best.a, best.b
 end

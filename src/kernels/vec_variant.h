@@ -57,6 +57,12 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy)(void *dst, const void *src, si
   }
 #endif
   if (n <= 8 * VEC_SIZE) KFN(_copy_le8v)(d, s, n);
+#if !KSTREAM
+  else if (n <= 16 * VEC_SIZE && disjoint(d, s, n) && !aliasing_4k(d, s, n)) {
+    KFN(_copy_le8v)(d, s, 8 * VEC_SIZE);
+    KFN(_copy_le8v)(d + n - 8 * VEC_SIZE, s + n - 8 * VEC_SIZE, 8 * VEC_SIZE);
+  }
+#endif
   else if (!forward_safe(d, s, n) || (!KSTREAM && aliasing_4k(d, s, n))) KFN(_copy_backward)(d, s, n);
 #if KSTREAM
   else if (disjoint(d, s, n)) KV(_copy_forward)(d, s, n);
