@@ -22,6 +22,9 @@
  *   n <= 2V   two overlapping vectors (or the narrower family's handler);
  *   n <= 4V   four, n <= 8V eight (copies load them all before any store,
  *             so overlap needs no special case);
+ *   n <= 16V  disjoint copies that do not alias a page: two overlapping
+ *             eight-vector moves (the loop's head, tail and exit cost more
+ *             there: docs/kernels.md);
  *   larger    a 4V-unrolled loop with aligned stores, forward, or backward
  *             when dst lies inside (src, src + n); head and tail vectors are
  *             loaded first and stored last, unaligned.
