@@ -78,19 +78,17 @@ TIMED_LOOP libc_fill(unsigned char *d, int byte, size_t n, long reps)
 { for (long r = 0; r < reps; r++) v_memset(d, byte, n); }
 TIMED_LOOP libc_find(const unsigned char *s, size_t n, const unsigned char *needle, long reps)
 { for (long r = 0; r < reps; r++) found = v_memmem(s, n, needle, NEEDLE); }
-/* The default: what a caller of avxbuf_copy runs, plan and all. */
-TIMED_LOOP default_copy(unsigned char *d, const unsigned char *s, size_t n, long reps)
-{ for (long r = 0; r < reps; r++) avxbuf_copy(&state.plan, d, s, n, OV_NONE); }
-TIMED_LOOP default_fill(unsigned char *d, int byte, size_t n, long reps)
-{ for (long r = 0; r < reps; r++) avxbuf_fill(&state.plan, d, byte, n); }
-TIMED_LOOP default_find(const unsigned char *s, size_t n, const unsigned char *needle, long reps)
-{ for (long r = 0; r < reps; r++) found = avxbuf_pick_find(&state.plan, n)->find(s, n, needle, NEEDLE); }
-TIMED_LOOP twin_copy(unsigned char *d, const unsigned char *s, size_t n, long reps)
-{ for (long r = 0; r < reps; r++) avxbuf_copy(&twin.plan, d, s, n, OV_NONE); }
-TIMED_LOOP twin_fill(unsigned char *d, int byte, size_t n, long reps)
-{ for (long r = 0; r < reps; r++) avxbuf_fill(&twin.plan, d, byte, n); }
-TIMED_LOOP twin_find(const unsigned char *s, size_t n, const unsigned char *needle, long reps)
-{ for (long r = 0; r < reps; r++) found = avxbuf_pick_find(&twin.plan, n)->find(s, n, needle, NEEDLE); }
+/* The default: what a caller of avxbuf_copy runs, plan and all; and its
+ * twin, the same loops reading the twin state's copy of the plan. */
+#define DISPATCH_LOOPS(name, st) \
+  TIMED_LOOP name##_copy(unsigned char *d, const unsigned char *s, size_t n, long reps) \
+  { for (long r = 0; r < reps; r++) avxbuf_copy(&st.plan, d, s, n, OV_NONE); } \
+  TIMED_LOOP name##_fill(unsigned char *d, int byte, size_t n, long reps) \
+  { for (long r = 0; r < reps; r++) avxbuf_fill(&st.plan, d, byte, n); } \
+  TIMED_LOOP name##_find(const unsigned char *s, size_t n, const unsigned char *needle, long reps) \
+  { for (long r = 0; r < reps; r++) found = avxbuf_pick_find(&st.plan, n)->find(s, n, needle, NEEDLE); }
+DISPATCH_LOOPS(default, state)
+DISPATCH_LOOPS(twin, twin)
 TIMED_LOOP kernel_copy(unsigned char *d, const unsigned char *s, size_t n, long reps)
 { for (long r = 0; r < reps; r++) v_copy(d, s, n); }
 TIMED_LOOP kernel_fill(unsigned char *d, int byte, size_t n, long reps)
