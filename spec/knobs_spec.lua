@@ -145,7 +145,7 @@ function TestKnobs.test_rep_and_nontemporal_windows()
     local b = avxbuf.from(h.pattern(n + 130, 4))
     b:fill(0xA5, 65, n)
     local want = h.pattern(n + 130, 4)
-    h.assert_bytes(b:tostring(), want:sub(1, 64) .. ("\xA5"):rep(n) .. want:sub(65 + n), "fill of " .. n)
+    h.assert_bytes(b:tostring(), want:sub(1, 64) .. string.char(0xA5):rep(n) .. want:sub(65 + n), "fill of " .. n)
   end
   lu.assertEquals(avxbuf.kernel("copy", 5000), xmm_nt)
   local d, s = avxbuf.new(4000), avxbuf.from(h.pattern(4000, 8))
