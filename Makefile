@@ -190,15 +190,16 @@ sweep: deps
 	@$(MAKE) --no-print-directory native $(BUILD)/bench/noop.so
 	$(LUA) bench/kernels.lua --json build/kernels.json --svg build/kernels.svg
 
-# Is the default the best this CPU has? The C sweep six times (the
+# Is the default the best this CPU has? The C sweep ten times (the
 # default, every kernel, rep movsb/stosb and glibc, timed from C), judged by
 # bench/plancheck.lua cell by cell from 256 B: each cell's best row picked on
-# three runs, the default judged against it on the other three, with a twin
-# control (two rows of identical code judged so) and the same judgement of
-# each kernel's own row beside it: the floor this machine's noise sets. Then
-# the same with what avxbuf.tune() finds here, and its default row cell by
-# cell against the first six runs' (the unchanged kernel rows: the floor).
-CHECK_RUNS = $(foreach k,1 2 3 4 5 6,build/check/default-$(k).json)
+# five runs, the default judged against it on the other five (with three, one
+# run's outlier and one slow run together moved a median: docs/benchmarks.md),
+# with twin controls (rows of identical code judged so) and the same judgement
+# of each kernel's own row beside it: the floor this machine's noise sets.
+# Then the same with what avxbuf.tune() finds here, and its default row cell
+# by cell against the first ten runs' (the unchanged kernel rows: the floor).
+CHECK_RUNS = $(foreach k,1 2 3 4 5 6 7 8 9 10,build/check/default-$(k).json)
 TUNED_RUNS = $(CHECK_RUNS:build/check/default-%=build/check/tuned-%)
 check-default: deps
 	@$(MAKE) --no-print-directory native build/bench/csweep
