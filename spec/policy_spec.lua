@@ -270,6 +270,7 @@ function TestPolicy.test_recorded_zen5_vm()
                   { 48 * 1024, 1 * MiB, 32 * MiB, 0, true })
   lu.assertEquals(d.cache.leaf, { l1d = "0x80000005", l2 = "0x80000006", l3 = "0x80000006" })
   lu.assertEquals(d.nontemporal_threshold, 16 * MiB)
+  lu.assertStrContains(d.nontemporal_source, "16 times the L2")
   -- FSRM rep movsb from 32 KiB (taken above the threshold, as glibc's) up to
   -- the L2 (1 MiB), where it won on that VM, 32 KiB itself included; rep
   -- stosb from the L2 to 4 times it
@@ -311,6 +312,7 @@ function TestPolicy.test_recorded_zen4_vm()
   lu.assertEquals({ d.cache.l2, d.cache.l3, d.cache.l3_capped }, { 1 * MiB, 32 * MiB, false })
   lu.assertEquals(d.cache.leaf.l3, "0x8000001D")
   lu.assertEquals({ d.rep_movsb_threshold, d.rep_stosb_threshold, d.nontemporal_threshold }, { 0, 0, 16 * MiB })
+  lu.assertStrContains(d.nontemporal_source, "16 times the L2")
   if h.X86 then
     lu.assertEquals(d.picks.copy, { { from = 0, kernel = "avx512_256" },
                                     { from = 16 * MiB, kernel = "avx512_256_nt" } })

@@ -203,8 +203,12 @@ static void thresholds(const avxbuf_cpu *cpu, const cpu_row *row, avxbuf_default
   }
   size_t llc = cpu->l3 ? cpu->l3 : cpu->l2;
   size_t nt = llc / 2;
-  if (cpu->l3 && cpu->l2 && cpu->l2 <= nt / 16) nt = 16 * cpu->l2;
+  int capped = cpu->l3 && cpu->l2 && cpu->l2 <= nt / 16;
+  if (capped) nt = 16 * cpu->l2;
   out->nontemporal_threshold = llc ? (long long)nt : 4 << 20;
+  out->nontemporal_source = !llc ? "no cache size read: 4 MiB (docs/policy.md)"
+                          : capped ? "16 times the L2, no more than half the last-level cache (docs/policy.md)"
+                          : "half the last-level cache (docs/policy.md)";
   out->zero_streams_as_copies = cpu->vendor_id == V_AMD;
 }
 

@@ -15,6 +15,7 @@ typedef struct avxbuf_defaults {
   long long nontemporal_threshold;
   int zero_streams_as_copies;  /* 1: zero streams from the copies' threshold, not fills' (AMD) */
   const char *thresholds_source;   /* where the string-instruction thresholds come from */
+  const char *nontemporal_source;  /* and nontemporal_threshold (NULL: not x86) */
   const char *uarch;           /* "Cascade Lake", ... or "unknown" */
   const char *licence_events;  /* the turbo-licence counters it has: "levels", "levels,throttle" or NULL */
   const char *rule;            /* the policy row that decided */
