@@ -54,6 +54,21 @@ local function picked(op, n)
   return k
 end
 
+-- Copies a kernel hands to another (avxbuf.kernels()'s skew32: dst - src 32
+-- mod 64, more than 8 vectors up to a bound) run that kernel's code, so its
+-- row stands for them: in csweep's cells dst - src is the distance modulo
+-- 4096 where one is given, else 2048 plus the offsets' difference.
+local skew32 = {}
+for _, k in ipairs(avxbuf.kernels()) do
+  if k.skew32 then skew32[k.name] = { kernel = k.skew32.kernel, from = k.vector_bits + 1, upto = k.skew32.upto } end
+end
+local function skewed_row(k, c)
+  local s = skew32[k]
+  if not s or c.op ~= "copy" or c.size < s.from or c.size > s.upto then return nil end
+  local diff = c.distance_mod_4096 >= 0 and c.distance_mod_4096 or c.dst_offset - c.src_offset
+  return diff % 64 == 32 and s.kernel or nil
+end
+
 -- The row standing for a string kernel in a sweep without a row of its own.
 local stands_for = {}
 for kernel, opt in pairs { rep_movsb = args.rep_movsb_as, rep_stosb = args.rep_stosb_as } do
@@ -116,6 +131,7 @@ local function judge(who)
       if (k == "rep_movsb" or k == "rep_stosb") and med.rep then row = "rep" end   -- the sweep's row for both
       local as = stands_for[k]
       if as and c.size >= as.from and c.size < as.to then row = as.row end
+      if not who then row = skewed_row(k, c) or row end
       if not med[row] then
         r.unjudged = r.unjudged + 1
       else

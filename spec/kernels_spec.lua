@@ -128,12 +128,13 @@ local function kernel_suite(cfg)
   end
 
   -- Disjoint ranges in one buffer, dst a few bytes past src modulo a page
-  -- (the 4K-aliasing case the kernels copy descending), and just outside it.
+  -- (the 4K-aliasing case the kernels copy descending; at 32 and 96 the
+  -- 512-bit family hands them to the 32-byte one), and just outside it.
   function suite.test_page_aliasing_distances()
     local span = 3 * 4096
     local big = h.long_pattern(2 * GUARD + 2 * span + 5000, 7)
     for _, n in ipairs { 513, 1024, 3000, 5000 } do
-      for _, dist in ipairs { 0, 1, 31, 63, 64, 255, 256, 4095 } do
+      for _, dist in ipairs { 0, 1, 31, 32, 63, 64, 96, 255, 256, 4095 } do
         local buf = avxbuf.from(big)
         local si = GUARD + 1 + (n % 64)
         local di = si + span + dist

@@ -41,8 +41,9 @@ static int l_kernel(lua_State *L)
 }
 
 /* avxbuf.kernels(): every kernel in this binary, what its code may execute
- * (make audit checks the compiled instructions against these fields) and
- * whether this CPU and OS can run it. */
+ * (make audit checks the compiled instructions against these fields),
+ * whether this CPU and OS can run it, and which copies it hands to another
+ * kernel (skew32). */
 static int l_kernels(lua_State *L)
 {
   static const char *const roles[] = {
@@ -80,6 +81,14 @@ static int l_kernels(lua_State *L)
     lua_setfield(L, -2, "streaming");
     lua_pushboolean(L, avxbuf_kernel_available(k));
     lua_setfield(L, -2, "available");
+    if (k->skew32) {   /* copies it hands to another kernel (src/kernels/kernels.h) */
+      lua_createtable(L, 0, 2);
+      lua_pushstring(L, k->skew32->name);
+      lua_setfield(L, -2, "kernel");
+      lua_pushinteger(L, (lua_Integer)k->skew32_upto);
+      lua_setfield(L, -2, "upto");
+      lua_setfield(L, -2, "skew32");
+    }
     lua_rawseti(L, -2, i + 1);
   }
   return 1;

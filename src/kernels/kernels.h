@@ -54,6 +54,10 @@ typedef struct avxbuf_kernel {
   int vector_bits;      /* widest register its own code touches: 0, 128, 256, 512;
                            -1 when the C library decides */
   avxbuf_kernel_role role;
+  /* Copies of more than 8 vectors up to skew32_upto bytes whose dst - src
+   * is 32 mod 64 run this other kernel's copy (avx512.c says why); NULL: none. */
+  const struct avxbuf_kernel *skew32;
+  size_t skew32_upto;
 } avxbuf_kernel;
 
 /* The registry (registry.c): every kernel in this binary, NULL-terminated,

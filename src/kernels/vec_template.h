@@ -262,9 +262,16 @@ AVXBUF_KERNEL_ALIGN static const unsigned char *KFN(_rfind)(const unsigned char 
 #endif
 
 const avxbuf_kernel KCAT(avxbuf_k_, KNAME) = {
-  KSTR(KNAME), KFN(_copy), KFN(_fill), KFIND, KRFIND, KNEEDS, KLEVEL, 8 * VEC_SIZE, KR_TEMPORAL };
+  KSTR(KNAME), KFN(_copy), KFN(_fill), KFIND, KRFIND, KNEEDS, KLEVEL, 8 * VEC_SIZE, KR_TEMPORAL,
+#ifdef KCOPY_SKEW32
+  &KSKEW32_KERNEL, KSKEW32_UPTO
+#else
+  NULL, 0
+#endif
+};
 const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
-  KSTR(KNAME) "_nt", KFN(_nt_copy), KFN(_nt_fill), KFIND, KRFIND, KNEEDS, KLEVEL, 8 * VEC_SIZE, KR_STREAMING };
+  KSTR(KNAME) "_nt", KFN(_nt_copy), KFN(_nt_fill), KFIND, KRFIND, KNEEDS, KLEVEL, 8 * VEC_SIZE, KR_STREAMING,
+  NULL, 0 };
 
 #undef KNAME
 #undef KTARGET
@@ -290,6 +297,7 @@ const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
 #undef KFILL_LE8V_CLEAN
 #undef KCOPY_FORWARD_CLEAN
 #undef KCOPY_SKEW32
+#undef KSKEW32_KERNEL
 #undef KSKEW32_UPTO
 #undef KFILL_LOOP_CLEAN
 #undef KCOPY_CLEAN

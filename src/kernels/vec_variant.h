@@ -63,7 +63,12 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy)(void *dst, const void *src, si
     KFN(_copy_le8v)(d + n - 8 * VEC_SIZE, s + n - 8 * VEC_SIZE, 8 * VEC_SIZE);
   }
 #endif
-  else if (!forward_safe(d, s, n) || (!KSTREAM && aliasing_4k(d, s, n))) KFN(_copy_backward)(d, s, n);
+  else if (!forward_safe(d, s, n) || (!KSTREAM && aliasing_4k(d, s, n))) {
+#ifdef KV_SKEWED
+    if (KV_SKEWED(d, s, n)) { KCOPY_SKEW32(d, s, n); return; }
+#endif
+    KFN(_copy_backward)(d, s, n);
+  }
 #if KSTREAM
   else if (disjoint(d, s, n)) KV(_copy_forward)(d, s, n);
   else KFN(_copy_forward)(d, s, n);   /* overlapping: the temporal loop */
