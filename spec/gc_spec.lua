@@ -469,10 +469,14 @@ function TestCollectorInCalls.test_a_finalizer_at_a_trace_exit_between_c_and_the
     ["copy from a buffer, source freed"] = "ok true, freed at call 1000 of 1000, nil, kept llllllll",
     ["fill, buffer freed"] = "ok false, freed at call 1000 of 1000, bad argument, left 0",
     ["zero, buffer freed"] = "ok false, freed at call 1000 of 1000, bad argument, left 0",
-    ["unpack of a finite double after NaNs, buffer freed"] =
-      "ok false, freed at call 1000 of 1000, bad argument, left 0",
   }
   for name, result in pairs(want) do lu.assertStrContains(out, name .. ": " .. result) end
+  -- The compiled float unpacker has guards of its own (its NaN test) that a
+  -- trace can leave by before the finite value (once in CI: at call 58);
+  -- wherever the buffer is freed, the unpack after it must refuse it.
+  local at = out:match("unpack of a finite double after NaNs, buffer freed: ok false, freed at call (%d+) of 1000, "
+                       .. "bad argument, left 0")
+  lu.assertNotNil(at, out)
 end
 
 -- LuaJIT, compiled, with the collector at its default pace (the tests
