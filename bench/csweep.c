@@ -10,9 +10,9 @@
  * size classes, in the same interleaved rounds).
  *
  * Rows: the default dispatch, its twin (the same code reading a copy of the
- * plan that lies elsewhere: where the data a call reads sits against the
- * buffers it moves changed small copies' times by up to a fifth on the Zen 4
- * VM, docs/benchmarks.md), every vector kernel, the string instructions
+ * plan that lies elsewhere: while the dispatch read three words of the plan
+ * a call, where they lay moved small copies' times by up to a fifth on the
+ * Zen 4 VM, docs/benchmarks.md), every vector kernel, the string instructions
  * ("rep": rep movsb for copies, rep stosb for zero and fill) where ERMS has
  * them, the C library.
  * Cells: copy, zero and fill at sizes from 16 B to 64 MiB with both ends

@@ -23,8 +23,7 @@
 --   lua5.4 bench/plancheck.lua --before DEFAULT.json... -- TUNED.json...
 -- also compares the default row cell by cell with the one in sweeps made
 -- before (make check-default: with avxbuf.tune's settings against without),
--- beside the same comparison of every vector kernel's row, whose code did
--- not change: the floor two sets of runs set.
+-- against the earlier sweeps' own A/A (below, "Before and after").
 local cli = dofile "bench/lib/cli.lua"
 local cjson = require "cjson"
 local avxbuf = require "avxbuf"
@@ -60,7 +59,14 @@ end
 -- 4096 where one is given, else 2048 plus the offsets' difference.
 local skew32 = {}
 for _, k in ipairs(avxbuf.kernels()) do
+  -- (8 vectors of vector_bits / 8 bytes: vector_bits bytes)
   if k.skew32 then skew32[k.name] = { kernel = k.skew32.kernel, from = k.vector_bits + 1, upto = k.skew32.upto } end
+end
+
+-- A vector kernel's own row (not the default's, the C library's, the
+-- string instructions' or a streaming one).
+local function vector_row(name)
+  return not name:find("^default") and name ~= "libc" and name ~= "rep" and not name:find("_nt$")
 end
 local function skewed_row(k, c)
   local s = skew32[k]
@@ -216,7 +222,7 @@ twin_control("default_twin", "default", false, "the default's twin (its code, it
 if not decision then
   local counts = {}
   for name in pairs(cells[order[1]].rows) do
-    if name ~= "default" and name ~= "libc" and name ~= "rep" and not name:find("_nt$") then
+    if vector_row(name) or name == "default_twin" then
       local r = judge(name)
       counts[#counts + 1] = string.format("%s %d", name, #r.below)
     end
@@ -244,7 +250,7 @@ local function worse_cells(after, before, keys)
     if after[key] and after[key].cell.size >= tonumber(args.from) then
       local unchanged = {}
       for name in pairs(after[key].rows) do
-        if not name:find("^default") and name ~= "libc" and name ~= "rep" and not name:find("_nt$") then
+        if vector_row(name) then
           unchanged[#unchanged + 1] = change(key, name)
         end
       end

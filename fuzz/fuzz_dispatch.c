@@ -98,7 +98,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   /* avxbuf_copy's one-load way to the small kernel goes where the picks do,
    * at both ends of its sizes and at one the input chooses. */
   const avxbuf_plan *p = &st.plan;
-  size_t ends[] = { 17, AVXBUF_CALL_MAX, 17 + h[H_N] * 7u % (AVXBUF_CALL_MAX - 16) };
+  size_t ends[] = { AVXBUF_CALL_MIN, AVXBUF_CALL_MAX,
+                    AVXBUF_CALL_MIN + h[H_N] * 7u % (AVXBUF_CALL_MAX - AVXBUF_CALL_MIN + 1) };
   for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
     size_t m = ends[i];
     if (p->copy_call_fn && p->copy_call_fn != avxbuf_pick_copy(p, m, OV_BACKWARD)->copy) abort();

@@ -66,8 +66,10 @@ typedef struct avxbuf_plan {
 } avxbuf_plan;
 
 #define AVXBUF_INLINE_MAX 64
-/* Below every threshold a policy sets by default: glibc's string
- * instructions start above 2048 (dl-cacheinfo.h), the others higher. */
+/* The sizes of the one-load way: above the 16 moved inline, up to below
+ * every threshold a policy sets by default (glibc's string instructions
+ * start above 2048, dl-cacheinfo.h; the others higher). */
+#define AVXBUF_CALL_MIN 17
 #define AVXBUF_CALL_MAX 2048
 
 typedef struct avxbuf_state {
@@ -136,7 +138,10 @@ static inline const avxbuf_kernel *avxbuf_pick_find(const avxbuf_plan *p, size_t
 static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, size_t n, avxbuf_overlap ov)
 {
   avxbuf_copy_fn f = p->copy_call_fn;
-  if (__builtin_expect(f != NULL && n - 17 < AVXBUF_CALL_MAX - 16, 1)) { f(d, s, n); return; }
+  if (__builtin_expect(f != NULL && n - AVXBUF_CALL_MIN <= AVXBUF_CALL_MAX - AVXBUF_CALL_MIN, 1)) {
+    f(d, s, n);
+    return;
+  }
   if (n - p->copy_call_from < p->copy_call_span) { p->copy_small_fn(d, s, n); return; }
   if (n <= p->copy_le16_upto) { copy_le16((unsigned char *)d, (const unsigned char *)s, n); return; }
   const avxbuf_kernel *k = avxbuf_pick_copy(p, n, ov);
@@ -147,7 +152,10 @@ static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, siz
 static inline void avxbuf_fill(const avxbuf_plan *p, void *d, int byte, size_t n)
 {
   avxbuf_fill_fn f = p->fill_call_fn;
-  if (__builtin_expect(f != NULL && n - 17 < AVXBUF_CALL_MAX - 16, 1)) { f(d, byte, n); return; }
+  if (__builtin_expect(f != NULL && n - AVXBUF_CALL_MIN <= AVXBUF_CALL_MAX - AVXBUF_CALL_MIN, 1)) {
+    f(d, byte, n);
+    return;
+  }
   if (n - p->fill_call_from < p->fill_call_span) { p->fill_small_fn(d, byte, n); return; }
   if (n <= p->fill_le16_upto) { fill_le16((unsigned char *)d, byte, n); return; }
   const avxbuf_kernel *k = avxbuf_pick_fill(p, n, byte);

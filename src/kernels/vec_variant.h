@@ -34,8 +34,8 @@ KTARGET AVXBUF_INLINE void KV(_copy_forward)(unsigned char *d, const unsigned ch
 }
 
 #if !KSTREAM && defined(KCOPY_SKEW32)
-/* A forward copy past 8 vectors that the family hands to KCOPY_SKEW32
- * (avx512.c says why). */
+/* A copy past 8 vectors, forward or backward, that the family hands to
+ * KCOPY_SKEW32 (avx512.c says why). */
 #define KV_SKEWED(d, s, n) ((n) <= KSKEW32_UPTO && (((uintptr_t)(d) - (uintptr_t)(s)) & 63) == 32)
 #endif
 
@@ -47,11 +47,11 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy)(void *dst, const void *src, si
   if (__builtin_expect(n - (KCLEAN_MAX + 1) < 8 * VEC_SIZE - KCLEAN_MAX, 1)) { KCOPY_LE8V_CLEAN(d, s, n); return; }
 #endif
   if (n <= KCLEAN_MAX) { KCOPY_CLEAN(d, s, n); return; }
+#ifdef KV_SKEWED
+  if (n > 8 * VEC_SIZE && KV_SKEWED(d, s, n)) { KCOPY_SKEW32(d, s, n); return; }
+#endif
 #if !KSTREAM && defined(KCOPY_FORWARD_CLEAN)
   if (n > 8 * VEC_SIZE && forward_safe(d, s, n) && !aliasing_4k(d, s, n)) {
-#ifdef KV_SKEWED
-    if (KV_SKEWED(d, s, n)) { KCOPY_SKEW32(d, s, n); return; }
-#endif
     KCOPY_FORWARD_CLEAN(d, s, n);
     return;
   }
@@ -63,19 +63,11 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy)(void *dst, const void *src, si
     KFN(_copy_le8v)(d + n - 8 * VEC_SIZE, s + n - 8 * VEC_SIZE, 8 * VEC_SIZE);
   }
 #endif
-  else if (!forward_safe(d, s, n) || (!KSTREAM && aliasing_4k(d, s, n))) {
-#ifdef KV_SKEWED
-    if (KV_SKEWED(d, s, n)) { KCOPY_SKEW32(d, s, n); return; }
-#endif
-    KFN(_copy_backward)(d, s, n);
-  }
+  else if (!forward_safe(d, s, n) || (!KSTREAM && aliasing_4k(d, s, n))) KFN(_copy_backward)(d, s, n);
 #if KSTREAM
   else if (disjoint(d, s, n)) KV(_copy_forward)(d, s, n);
   else KFN(_copy_forward)(d, s, n);   /* overlapping: the temporal loop */
 #else
-#ifdef KV_SKEWED
-  else if (KV_SKEWED(d, s, n)) { KCOPY_SKEW32(d, s, n); return; }
-#endif
   else KV(_copy_forward)(d, s, n);
 #endif
   KZEROUPPER();
