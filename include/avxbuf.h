@@ -55,7 +55,9 @@ struct avxbuf_api {
   /* The data and length of the buffer at idx: its unread bytes (64-byte
    * aligned unless bytes were consumed from the front since the buffer last
    * grew, compacted or was reset: docs/streams.md), or NULL if the value
-   * there is not an avxbuf buffer (len is then untouched). */
+   * there is not an avxbuf buffer (len is then untouched). The pointer may
+   * be written through: the buffer's generation moves on, so that an
+   * iterator that read ahead (LuaJIT's split) reads those bytes again. */
   unsigned char *(*tobuffer)(lua_State *L, int idx, size_t *len);
   /* The same, or the error "bad argument #arg (avxbuf.buffer expected,
    * got ...)". */

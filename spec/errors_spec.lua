@@ -116,6 +116,25 @@ function TestBadInput.test_constructors_and_reads()
   matrix("kernel", kernel, { "copy", 1 }, 2, join(NOT_INTEGERS, { -1, MIN }))
 end
 
+-- Whole numbers past every integer: LuaJIT's path took 2^63 as an index,
+-- converted it to a negative int64_t, found it "within" the length and
+-- read a wild address (../shared/repro/jit_byte_huge_index.lua). Each
+-- raises as any other number without an integer representation does,
+-- interpreted and compiled (the loop makes the call site hot).
+function TestBadInput.test_reads_at_numbers_past_the_integers()
+  local BEYOND = { 2 ^ 63, 2 ^ 64, -2 ^ 64, 1e300 }
+  h.each_jit_mode(function()
+    for _ = 1, 60 do
+      matrix("tostring", method_tostring, { dst, 1, 2 }, 2, BEYOND, 1)
+      matrix("tostring", method_tostring, { dst, 1, 2 }, 3, BEYOND, 2)
+      for _, v in ipairs(BEYOND) do expect(1, "tostring", method_tostring, { dst, v, v }, 3) end
+      matrix("byte", method_byte, { dst, 1 }, 2, BEYOND, 1)
+      matrix("unpack", method_unpack, { dst, 1, "B" }, 2, BEYOND, 1)
+      matrix("pack", method_pack, { dst, 1, "B", 7 }, 2, BEYOND, 1)
+    end
+  end)
+end
+
 -- The methods of growth, typed access, search and I/O: argument numbers as
 -- a method call shows them (the buffer is the "self" before #1).
 function TestBadInput.test_growth_access_search_and_io()

@@ -146,6 +146,19 @@ function M.aggressive(body)
 end
 
 -- POSIX shell quoting: anything inside single quotes is literal.
+-- body() run as every mode the Lua has: on LuaJIT interpreted (jit.off())
+-- and then compiled, elsewhere once.
+function M.each_jit_mode(body)
+  if rawget(_G, "jit") then
+    jit.off()
+    local ok, err = pcall(body, "interpreted")
+    jit.on()
+    if not ok then error(err, 0) end
+    return body("compiled")
+  end
+  return body("plain")
+end
+
 function M.sh(s)
   return "'" .. s:gsub("'", "'\\''") .. "'"
 end

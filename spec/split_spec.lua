@@ -463,6 +463,121 @@ function TestSplit.test_split_while_the_body_changes_the_buffer()
   end
 end
 
+-- ---- writes between steps, several iterators at once -----------------------------
+
+-- Each iterator reads the buffer as it is at its step: copy, fill, zero
+-- and pack change bytes without changing the length, and LuaJIT's split
+-- reads 64 separators ahead, so a separator written or overwritten between
+-- two steps must be seen (it was not: ../shared/repro/split_stale_batch.lua).
+-- A model string follows every write, made with the string library alone,
+-- and each step is checked against string.find on it. A write is any of
+-- put, copy (a string or the buffer itself), fill, zero, pack at an index,
+-- resize, skip and get (which consume from the front: the iterators keep
+-- their offsets into the unread bytes), in the function and method forms.
+local WRITE_BYTES = { "a", "b", ",", "\n", "x", ",,", "ab" }
+
+local function random_write(r, b, s)
+  local k, n = r(11), #s
+  local i = 1 + r(n + 1)                   -- 1 .. #s + 1
+  local room = n - i + 1                   -- bytes from i to the end
+  if k == 0 then
+    local piece = text(r, r(6), WRITE_BYTES)
+    b:put(piece)
+    return s .. piece
+  elseif k == 1 or k == 2 then
+    local piece = text(r, r(room + 1), WRITE_BYTES)
+    if k == 1 then avxbuf.copy(b, i, piece) else b:copy(i, piece) end
+    return s:sub(1, i - 1) .. piece .. s:sub(i + #piece)
+  elseif k == 3 then                       -- from the buffer itself, overlapping or not
+    local si = 1 + r(n + 1)
+    local len = r(math.min(room, n - si + 1) + 1)
+    b:copy(i, b, si, len)
+    return s:sub(1, i - 1) .. s:sub(si, si + len - 1) .. s:sub(i + len)
+  elseif k == 4 or k == 5 then
+    local len, byte = r(room + 1), WRITE_BYTES[1 + r(5)]:byte()
+    if k == 4 then avxbuf.fill(b, byte, i, len) else b:fill(byte, i, len) end
+    return s:sub(1, i - 1) .. string.char(byte):rep(len) .. s:sub(i + len)
+  elseif k == 6 then
+    local len = r(room + 1)
+    if r(2) == 0 then avxbuf.zero(b, i, len) else b:zero(i, len) end
+    return s:sub(1, i - 1) .. ("\0"):rep(len) .. s:sub(i + len)
+  elseif k == 7 then
+    local byte = WRITE_BYTES[1 + r(5)]:byte()
+    b:pack(i, "B", byte)
+    return s:sub(1, i - 1) .. string.char(byte) .. s:sub(i + 1)
+  elseif k == 8 then
+    local len = r(n + 6)
+    b:resize(len)
+    return len <= n and s:sub(1, len) or s .. ("\0"):rep(len - n)
+  elseif k == 9 then
+    local len = r(n + 1)
+    b:skip(len)
+    return s:sub(len + 1)
+  end
+  local len = r(n + 1)
+  lu.assertEquals(b:get(len), s:sub(1, len))
+  return s:sub(len + 1)
+end
+
+-- An iterator and what it must give next, from its position in the model.
+local function split_walker(b, sep, init, s)
+  local w = { it = b:split(sep, init), pos = start_of(init, #s), what = "split " .. show(sep) }
+  function w.expect(cur)
+    if w.done or w.pos > #cur + 1 then w.done = true; return nil end
+    local a = w.pos <= #cur - #sep + 1 and cur:find(sep, w.pos, true)
+    local i, j = w.pos, a and a - 1 or #cur
+    if a then w.pos = a + #sep else w.done = true end
+    return { i, j }
+  end
+  return w
+end
+
+local function lines_walker(b, init, s)
+  local w = { it = b:lines(init), pos = start_of(init, #s) - 1, what = "lines" }
+  function w.expect(cur)
+    if w.done or w.pos >= #cur then w.done = true; return nil end
+    local nl = cur:find("\n", w.pos + 1, true)
+    local line = cur:sub(w.pos + 1, (nl or #cur + 1) - 1)
+    w.pos = nl or #cur
+    return { line }
+  end
+  return w
+end
+
+local function pack_results(...) return { n = select("#", ...), ... } end
+
+local function interleaved_round(r, round)
+  local s = text(r, r(40), WRITE_BYTES)
+  local b = avxbuf.from(s)
+  local walkers = {}
+  for k = 1, 1 + r(3) do
+    local init = r(3) == 0 and r(#s + 3) - 1 or nil
+    walkers[k] = r(3) == 0 and lines_walker(b, init, s) or split_walker(b, ({ ",", ",,", "ab" })[1 + r(3)], init, s)
+  end
+  for step = 1, 60 do
+    local w = walkers[1 + r(#walkers)]
+    local want = w.expect(s)
+    local got = pack_results(w.it())
+    local what = string.format("round %s, step %d, %s over %s", round, step, w.what, show(s))
+    if want == nil then
+      lu.assertEquals(got.n, 0, what .. ": a finished iterator returns nothing")
+    else
+      lu.assertEquals({ got[1], got[2] }, { want[1], want[2] }, what)
+    end
+    if r(2) == 0 then
+      s = random_write(r, b, s)
+      h.assert_bytes(b:tostring(), s, what .. ": the model after a write")
+    end
+  end
+end
+
+function TestSplit.test_iterators_see_every_write_between_steps()
+  h.each_jit_mode(function(mode)
+    local r = rng(91)
+    for round = 1, LIGHT and 150 or 600 do interleaved_round(r, mode .. " " .. round) end
+  end)
+end
+
 -- An iterator keeps its buffer alive, and its separator's bytes as they
 -- were when split was called.
 -- One-byte separators, which LuaJIT's path finds many at a time (a batch
@@ -505,6 +620,36 @@ function TestSplit.test_one_byte_separators_in_batches()
     end
   end
   for k = 1, 3 do same_ranges(got[k], want[k], "iterator " .. k .. " taking turns") end
+end
+
+-- A finished iterator returns nothing, as file:lines() does, whatever
+-- ended it (the end of the bytes, a buffer shrunk or freed under it), and
+-- again at every later call; LuaJIT's path returned one nil.
+function TestSplit.test_finished_iterators_return_nothing()
+  local function lines(b) return b:lines() end
+  local function split(b) return b:split(",") end
+  local function nothing() end
+  local cases = {   -- text, iterator, steps with a value, what the body does after the first
+    { "a\nb", lines, 2, nothing }, { "a,b", split, 2, nothing }, { "", lines, 0, nothing },
+    { "", split, 1, nothing }, { "a,b,c,d", split, 1, function(b) b:free() end },
+    { "a\nb\nc", lines, 1, function(b) b:resize(1) end }, { "a,b,c", split, 1, function(b) b:skip(5) end },
+  }
+  h.each_jit_mode(function(mode)
+    for round = 1, 80 do   -- enough calls for LuaJIT to compile the loop
+      for n, case in ipairs(cases) do
+        local b = avxbuf.from(case[1])
+        local it = case[2](b)
+        for step = 1, case[3] do
+          lu.assertNotNil(it())
+          if step == 1 then case[4](b) end
+        end
+        for k = 1, 3 do
+          lu.assertEquals(select("#", it()), 0, string.format("%s, round %d, case %d: call %d after the end", mode,
+                                                                 round, n, k))
+        end
+      end
+    end
+  end)
 end
 
 function TestSplit.test_iterators_hold_what_they_need()
@@ -550,6 +695,30 @@ function TestSplit.test_iterators_with_replaced_upvalues_raise()
     local ok, err = pcall(f)
     lu.assertFalse(ok, "split with a separator " .. type(v))   -- (split takes no number either)
     lu.assertStrContains(err, "iterator's upvalues were replaced")
+  end
+  -- The position: anything but an offset the iterator could have made
+  -- (../shared/repro/lines_pos_upvalue.lua: 2^64 read a wild address on
+  -- LuaJIT; a NaN or a fraction gave NaN or fractional indices) raises;
+  -- a negative offset is the end, as the iterator marks it.
+  for name, make in pairs { lines = function() return b:lines() end, split = function() return b:split(",") end } do
+    for _, v in ipairs { 2 ^ 64, 2 ^ 63, -2 ^ 64, 1e300, 0 / 0, 0.5, -0.5, 1 / 0 } do
+      local f = make()
+      f()
+      local at = 3   -- C's iterators: upvalue 3 is the position
+      for up = 1, 20 do
+        if debug.getupvalue(f, up) == "pos" then at = up end
+      end
+      debug.setupvalue(f, at, v)
+      local ok, err = pcall(f)
+      lu.assertFalse(ok, name .. " at position " .. tostring(v))
+      lu.assertStrContains(err, "iterator's upvalues were replaced")
+    end
+    local f = make()
+    debug.setupvalue(f, 3, -2)
+    for up = 1, 20 do
+      if debug.getupvalue(f, up) == "pos" then debug.setupvalue(f, up, -2) end
+    end
+    lu.assertEquals(select("#", f()), 0, name .. " at position -2: the end")
   end
   -- LuaJIT's split keeps a batch of offsets and its place in it: an index
   -- past the batch, or something else as the batch, raises too.

@@ -521,6 +521,7 @@ static int copy_checked(lua_State *L)
                                        n == 1 ? "byte does" : "bytes do", (long long)di, (long long)dst->len));
   }
   copy_bytes(buffer_module(L, dst), dst->data + doff, src + soff, n);
+  buffer_wrote(dst);
   return 0;
 }
 
@@ -543,6 +544,7 @@ static int l_copy(lua_State *L)
   unsigned char *d = dst->data + (di - 1);
   const unsigned char *s = src + (si - 1);
   avxbuf_copy(&dst->module->state.plan, d, s, (size_t)n, sb == dst ? avxbuf_overlap_of(d, s, (size_t)n) : OV_NONE);
+  buffer_wrote(dst);
   return 0;
 }
 
@@ -553,6 +555,7 @@ static int fill_checked(lua_State *L, buffer *b, int c, int arg_i)
   size_t off = avxbuf_checkindex(L, arg_i, optint(L, arg_i, AVXBUF_FIRST), b->len);
   size_t n = avxbuf_checkcount(L, arg_i + 1, off, b->len, "the buffer");
   fill_bytes(buffer_module(L, b), b->data + off, c, n);
+  buffer_wrote(b);
   return 0;
 }
 
@@ -564,6 +567,7 @@ static inline int fill_range(lua_State *L, buffer *b, int c, int arg_i)
       || (n = avxbuf_fill_count(c, i, b->len, n_given, n)) < 0 || b->module == NULL)
     return fill_checked(L, b, c, arg_i);
   fill_bytes(b->module, b->data + (i - 1), c, (size_t)n);
+  buffer_wrote(b);
   return 0;
 }
 

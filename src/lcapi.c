@@ -11,6 +11,7 @@ static unsigned char *api_tobuffer(lua_State *L, int idx, size_t *len)
 {
   buffer *b = testbuffer(L, idx);
   if (b == NULL) return NULL;
+  buffer_wrote(b);   /* a pointer to write through */
   *len = b->len;
   return b->data;
 }
@@ -18,6 +19,7 @@ static unsigned char *api_tobuffer(lua_State *L, int idx, size_t *len)
 static unsigned char *api_checkbuffer(lua_State *L, int arg, size_t *len)
 {
   buffer *b = checkbuffer(L, arg);
+  buffer_wrote(b);   /* a pointer to write through */
   *len = b->len;
   return b->data;
 }

@@ -172,10 +172,11 @@ static int l_hex(lua_State *L)
 
 /* buf:ref() -> the data as a light userdata, and the length: for the FFI
  * (ffi.cast("uint8_t *", p)) and for C code; valid until the buffer grows,
- * is freed or is collected. */
+ * is freed or is collected. A pointer to write through: buffer_wrote. */
 static int l_ref(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
+  buffer_wrote(b);
   lua_pushlightuserdata(L, b->data);
   lua_pushinteger(L, (lua_Integer)b->len);
   return 2;

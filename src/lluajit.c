@@ -72,6 +72,7 @@ static double copy_checked_here(buffer *d, int64_t di, const unsigned char *src,
   avxbuf_overlap ov = same ? avxbuf_overlap_of(dst, src, (size_t)count) : OV_NONE;
   if (ov == OV_NONE && count <= d->module->state.plan.copy_inline_upto) return 2.0 * (double)count;
   avxbuf_copy(&d->module->state.plan, dst, src, (size_t)count, ov);
+  buffer_wrote(d);
   return 2.0 * (double)count + 1;
 }
 
@@ -93,6 +94,7 @@ static double ffi_fill_args(buffer *b, int64_t byte, int64_t i, int64_t n)
   if (count < 0) return -1;
   if (count <= b->module->state.plan.fill_inline_upto) return 2.0 * (double)count;
   avxbuf_fill(&b->module->state.plan, b->data + (i - 1), (int)byte, (size_t)count);
+  buffer_wrote(b);
   return 2.0 * (double)count + 1;
 }
 

@@ -64,7 +64,8 @@ void avxbuf_module_unref(lua_State *L, lmodule *m);
  * lua/avxbuf/ffi.lua declares the first five fields (len and cap as
  * int64_t, the same layout only where size_t has 64 bits; it checks the
  * offsets src/lluajit.c gives it), reads them and writes len and gen
- * itself (put, resize within cap): a change to what they mean, or to when
+ * itself (put, pack, consume, and the inline moves of copy, fill and zero,
+ * which step gen as buffer_wrote does): a change to what they mean, or to when
  * gen changes, is a change there too.
  *
  * The rule every function of the binding keeps: anything that can allocate
@@ -87,7 +88,8 @@ typedef struct buffer {
   size_t len;
   unsigned char *data;   /* never NULL; 64-byte aligned until bytes are consumed */
   size_t cap;            /* bytes usable at data */
-  uint32_t gen;          /* changes whenever data, cap or len do */
+  uint32_t gen;          /* changes whenever data, cap, len or a byte within len */
+                         /* may (buffer_wrote) */
   void *block;           /* what the allocator returned (NULL: nothing) */
   size_t block_size;
   lmodule *module;       /* whose plan copy, zero and fill use; NULL once collected */
@@ -158,6 +160,15 @@ static inline void buffer_consume(buffer *b, size_t n)
   b->data += n;
   b->cap -= n;
   b->len -= n;
+  b->gen++;
+}
+
+/* Bytes within the length changed, or may change through a pointer handed
+ * out (ref, the C API's tobuffer): the generation moves on, so that what
+ * was read ahead of them (LuaJIT's split takes 64 separators at a time,
+ * lua/avxbuf/ffi.lua) is read again. */
+static inline void buffer_wrote(buffer *b)
+{
   b->gen++;
 }
 

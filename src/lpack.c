@@ -274,7 +274,9 @@ static int l_pack(lua_State *L)
     }
     k.gen = b->gen;
   } while ((total = pack_pass(L, m, fmt, len, fmt_arg, &k)) == RESTART);
+  /* A write within the length changes the bytes, not the length. */
   if (k.base + total > b->len) buffer_setlen(b, k.base + total);
+  else buffer_wrote(b);
   lua_pushinteger(L, (lua_Integer)(k.base + total + 1));
   return 1;
 }

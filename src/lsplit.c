@@ -36,11 +36,13 @@ static size_t start_offset(lua_State *L, int arg, size_t len)
 }
 
 /* The iterator's buffer: its upvalue, unless debug.setupvalue replaced it
- * (what gmatch's iterator says too). */
+ * or the position with something that is no integer (what gmatch's
+ * iterator says too; the FFI path's iterators keep the same rule). */
 static buffer *iterated(lua_State *L, const char *what)
 {
   buffer *b = testbuffer(L, IT_BUFFER);
-  if (b == NULL || lua_type(L, IT_POS) != LUA_TNUMBER)
+  lua_Integer pos;
+  if (b == NULL || !testint(L, IT_POS, &pos))
     luaL_error(L, "avxbuf: this %s iterator's upvalues were replaced", what);
   return b;
 }

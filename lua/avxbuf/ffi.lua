@@ -40,10 +40,11 @@ local type, tonumber, select = type, tonumber, select
 local getmetatable_raw = debug.getmetatable
 local EXACT = 2 ^ 52   -- integers up to this convert to int64_t exactly, sums of three too
 
-local function whole(x) return type(x) == "number" and x % 1 == 0 end
--- A number C's entries take as an int64_t exactly (the type test; what
--- it means, range and all, is C's).
-local function index(i) return whole(i) and i >= -EXACT and i <= EXACT end
+-- A number C's entries take as an int64_t exactly: the one test every Lua
+-- number passes before it meets a C field or argument (what it means, range
+-- and all, is C's). A whole number alone is not enough: 2^63 converts to
+-- int64_t as a negative number, and 2^63 <= b.len held.
+local function index(i) return type(i) == "number" and i % 1 == 0 and i >= -EXACT and i <= EXACT end
 
 -- A move of n <= 64 bytes as two overlapping moves of a constant width (the
 -- head/tail scheme of src/kernels/small.h): the JIT unrolls ffi.copy and
@@ -77,11 +78,13 @@ for _, w in ipairs { 0, 1, 2, 4, 8, 16, 32 } do
     return function(d, s, d2, s2, a, ga, b, gb)
              if a.gen ~= ga or (b and b.gen ~= gb) then return false end
              fcopy(d, s, W); fcopy(d2, s2, W)
+             a.gen = ga + 1   -- bytes changed (src/lmodule.h's buffer_wrote)
              return true
            end,
            function(d, d2, byte, a, ga)
              if a.gen ~= ga then return false end
              ffill(d, W, byte); ffill(d2, W, byte)
+             a.gen = ga + 1
              return true
            end
   ]]):gsub("W", tostring(w)), "=avxbuf.ffi(width " .. w .. ")"))(fcopy, ffill)
@@ -129,7 +132,7 @@ end
 -- What the code made for a format gets, and its first lines; ptr(ctype)
 -- names a pointer type, declared once at the top.
 local FORMAT_CODE_ARGS =
-  "ffi_typeof, cast, tonumber, band, bswap, rshift, arshift, fstring, fcopy, ffill, as_buffer, whole, "
+  "ffi_typeof, cast, tonumber, band, bswap, rshift, arshift, fstring, fcopy, ffill, as_buffer, index, "
   .. "max, grow, consume, c_path"
 local function format_code_head()
   local head, types = { "local " .. FORMAT_CODE_ARGS .. " = ..." }, {}
@@ -260,7 +263,7 @@ end]]):format(results, first_value, table.concat(values, ", "), first_value,
               values[2] or (values[1] and "nxt" or "extra")) or ([[
 return function(buf, i, fmt)
   local b = as_buffer(buf)
-  if b ~= nil and whole(i) and i >= 1 then
+  if b ~= nil and index(i) and i >= 1 then
     local g = b.gen
     local %s = read(b, g, i, tonumber(b.len))
     if %s then return %s end
@@ -357,7 +360,7 @@ local function pack_source(ops)
 return function(buf, at, i, fmt, ...)
   %s
   local b = as_buffer(buf)
-  if b ~= nil and (not at or whole(i) and i >= 1) and %s then
+  if b ~= nil and (not at or index(i) and i >= 1) and %s then
     local g = b.gen
     local len = tonumber(b.len)
     local total = %s
@@ -669,7 +672,7 @@ return function(avxbuf, c)
       if source then
         local chunk = assert(load(source, "=avxbuf.ffi(" .. what .. " " .. fmt .. ")"))
         f = chunk(ffi.typeof, cast, tonumber, band, bit.bswap, bit.rshift, bit.arshift, ffi.string, fcopy, ffill,
-                  as_buffer, whole, math.max, c_grow, c_consume, c_path)
+                  as_buffer, index, math.max, c_grow, c_consume, c_path)
       end
       made[fmt], count = f, count + 1
       return f
@@ -710,7 +713,7 @@ return function(avxbuf, c)
   local c_tostring = methods.tostring
   methods.tostring = function(buf, i, j)
     local b = as_buffer(buf)
-    if b ~= nil and whole(i) and whole(j) and i >= 1 and i <= j then
+    if b ~= nil and index(i) and index(j) and i >= 1 and i <= j then
       local g = b.gen
       local in_range = j <= b.len
       local p = b.data + (i - 1)
@@ -723,7 +726,7 @@ return function(avxbuf, c)
   -- or a range is the C function's.
   methods.byte = function(buf, i, j)
     local b = as_buffer(buf)
-    if b ~= nil and j == nil and whole(i) and i >= 1 then
+    if b ~= nil and j == nil and index(i) and i >= 1 then
       local g = b.gen
       local in_range = i <= b.len
       local p = b.data
@@ -799,7 +802,7 @@ return function(avxbuf, c)
   end
   methods.skip = function(buf, n)
     local b = as_buffer(buf)
-    if b ~= nil and whole(n) and n >= 0 and n <= EXACT then
+    if b ~= nil and index(n) and n >= 0 then
       consume(b, n)
       return buf
     end
@@ -813,6 +816,10 @@ return function(avxbuf, c)
   -- position, 4 split's separator: spec/split_spec.lua replaces them), so
   -- that debug.setupvalue there reaches no function the module shares.
   local function replaced(what) error("avxbuf: this " .. what .. " iterator's upvalues were replaced", 2) end
+  -- An iterator's position is an offset, negative once done: it meets
+  -- C's size_t and the data pointer, so it passes index() too. Anything
+  -- else (2^64, a NaN, a fraction, set with debug.setupvalue) was not put
+  -- there by the iterator; C's iterators (src/lsplit.c) refuse it too.
   -- Where an iteration starts: C's offset for init (c_start), or for no
   -- init the offset C exports (START: a call, interpreted, as the
   -- iterator's making is, cost more than a short split's pieces).
@@ -828,8 +835,8 @@ return function(avxbuf, c)
       local it, v, at = c_iter, buf, pos   -- (upvalues 1, 2, 3, in this order)
       if it then return it() end
       local d = as_buffer(v)
-      if d == nil or type(at) ~= "number" then replaced("lines") end
-      if pos < 0 then return nil end
+      if d == nil or not index(at) then replaced("lines") end
+      if pos < 0 then return end   -- done: no value, as C's iterator
       local g = d.gen
       local p = d.data + pos
       local r = c_line(d, g, pos)
@@ -842,7 +849,7 @@ return function(avxbuf, c)
       end
       if r == -1 then
         pos = -1
-        return nil
+        return
       end
       c_iter = c_lines(buf, pos + 1)
       return c_iter()
@@ -851,7 +858,8 @@ return function(avxbuf, c)
   -- split: the separators 64 at a time from c_split_step (one
   -- call), each piece then a read of the batch, which holds while the
   -- buffer's generation is the one it was found at (checked every step:
-  -- otherwise found again from the position). One batch serves every
+  -- otherwise found again from the position; every write of bytes steps
+  -- it, src/lmodule.h's buffer_wrote). One batch serves every
   -- iterator, held by the one whose id is `owner` (a batch of each cost
   -- an interpreted ffi.new at every split, more than a short split's
   -- pieces); another's turn finds it again from its position. The batch's
@@ -873,18 +881,18 @@ return function(avxbuf, c)
       local it, v, at, m, f = c_iter, buf, pos, sep, batch   -- (upvalues 1, 2, 3, 4, 5, in this order)
       if it then return it() end
       local d = as_buffer(v)
-      if d == nil or type(at) ~= "number" or type(m) ~= "string" or #m == 0 or not istype(batch_t, f)
-         or not (nb >= 0 and nb <= 64 and k >= 0) then
+      if d == nil or not index(at) or type(m) ~= "string" or #m == 0 or not istype(batch_t, f)
+         or not (index(nb) and nb >= 0 and nb <= 64 and index(k) and k >= 0) then
         replaced("split")
       end
-      if pos < 0 then return nil end
+      if pos < 0 then return end
       local g = d.gen
       if owner ~= id or g ~= bgen or (k >= nb and nb == 64) then   -- not ours, stale, or used up
         local r = c_split_step(d, g, pos, sep, #sep, f, 64)
         if r < 0 then
           if r == -1 then
             pos = -1
-            return nil
+            return
           end
           c_iter = c_split(buf, sep, pos + 1)
           return c_iter()
@@ -935,7 +943,7 @@ return function(avxbuf, c)
 
   -- The kernel names, with the moves done here.
   avxbuf.kernel = function(op, n, which)
-    if which == nil and whole(n) and n >= 0 and ((op == "copy" and ffi_copies(n, false))
+    if which == nil and index(n) and n >= 0 and ((op == "copy" and ffi_copies(n, false))
                                                   or ((op == "zero" or op == "fill") and ffi_fills(n))) then
       return "ffi"
     end
