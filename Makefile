@@ -40,7 +40,7 @@ LDFLAGS_SO = -shared -pthread $(SAN)
 SRC = src/lavxbuf.c src/lmodule.c src/largs.c src/lbuffer.c src/linspect.c src/lpack.c src/packfmt.c \
 	src/lmatch.c src/match.c src/lio.c src/lformat.c src/lsplit.c src/lsettings.c src/lcpu.c src/lmeasure.c \
 	src/lcapi.c src/lluajit.c src/lembed.c \
-	src/cpu.c src/policy.c src/settings.c src/dispatch.c src/clock.c \
+	src/cpu.c src/policy.c src/settings.c src/dispatch.c src/clock.c src/buffer.c \
 	src/kernels/sse2.c src/kernels/avx.c src/kernels/avx2.c src/kernels/avx512.c src/kernels/erms.c \
 	src/kernels/libc.c src/kernels/twoway.c src/kernels/offsets.c src/kernels/registry.c
 BINDING_SRC = $(filter src/l%.c,$(SRC))

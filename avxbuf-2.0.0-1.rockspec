@@ -56,7 +56,7 @@ build = {
             "src/policy.c",
             "src/settings.c",
             "src/dispatch.c",
-            "src/clock.c",
+            "src/clock.c", "src/buffer.c",
             "src/kernels/sse2.c",
             "src/kernels/avx.c",
             "src/kernels/avx2.c",

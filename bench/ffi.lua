@@ -25,12 +25,18 @@ local N = quick and 2000000 or 10000000
 local ROUNDS = quick and 3 or 7
 local TRANSFORM_ROUNDS = quick and 6 or 15   -- 6: the fewest with a 95% interval
 
--- A loop of N operations, from source, with these locals in scope.
-local function loop(body, env)
+-- A loop of N operations, from source, with these locals in scope; as
+-- locals of the loop itself with `own` (as a hot loop keeps what it uses:
+-- as upvalues, a called function's was a guard that made LuaJIT load the
+-- others again in every iteration, and the function form of copy ran
+-- 1.1-1.2x the method form, whose code is the same: docs/luajit.md).
+-- put's rows keep upvalues: a constant piece is what they measure.
+local function loop(body, env, own)
   local names, values = {}, {}
   for k, v in pairs(env) do names[#names + 1] = k; values[#values + 1] = v end
-  local src = string.format("local %s = ...\nreturn function() for _ = 1, %d do %s end end",
-                            table.concat(names, ", "), N, body)
+  local list = table.concat(names, ", ")
+  local src = string.format("local %s = ...\nreturn function() %s for _ = 1, %d do %s end end", list,
+                            own and ("local " .. list .. " = " .. list) or "", N, body)
   return assert(load(src))(unpack(values))
 end
 
@@ -104,7 +110,8 @@ for _, op in ipairs(OPS) do
     local env = { d = avxbuf.new(n), s = avxbuf.new(n, 1), cd = ffi.new("uint8_t[?]", n),
                   cs = ffi.new("uint8_t[?]", n, 1), copy = avxbuf.copy, fill = avxbuf.fill,
                   zero = avxbuf.zero, fcopy = ffi.copy, ffill = ffi.fill }
-    local t = measure { loop(op[3]:format(n), env), loop(op[4]:format(n), env), loop(op[5]:format(n), env) }
+    local t = measure { loop(op[3]:format(n), env, true), loop(op[4]:format(n), env, true),
+                        loop(op[5]:format(n), env, true) }
     per_size[#per_size + 1] = t[2]
     print(string.format("%-5s %6d  %-10s %8.2f %8.2f %6.2fx %8.2f %6.2fx", op[1], n, op[2], t[1], t[2],
                         ratio(t[2], t[1]), t[3], t[3] / t[2]))
@@ -141,7 +148,8 @@ do
                     cs = ffi.new("uint8_t[?]", 256, 1), copy = avxbuf.copy, fill = avxbuf.fill,
                     fcopy = ffi.copy, ffill = ffi.fill, ns = ns }
       local pre = "local n = ns[_ % 64 + 1]; "
-      local t = measure { loop(pre .. op[3], env), loop(pre .. op[4], env), loop(pre .. op[5], env) }
+      local t = measure { loop(pre .. op[3], env, true), loop(pre .. op[4], env, true),
+                          loop(pre .. op[5], env, true) }
       print(string.format("%-5s %-13s %-10s %8.2f %8.2f %6.2fx %8.2f %6.2fx", op[1], case[1], op[2], t[1], t[2],
                           ratio(t[2], t[1]), t[3], t[3] / t[2]))
     end

@@ -128,9 +128,11 @@ end
 -- The other chain reads the same clock after a burst: measure_clock's
 -- imul windows (a third as many rounds, 3 cycles each) against its add
 -- windows, in calls side by side (the host's clock moves between calls
--- now and then: the median of ten neighbouring pairs). Within 5%: a chain
--- of another latency is off by a third or more, while a suite running on
--- the other core (make test-versions' second lane) moved the median past 2%.
+-- now and then: the median of ten neighbouring pairs). Within 5% in one of
+-- up to three sets: a chain of another latency is off by a third or more,
+-- while a suite running on the other core (make test-versions' second
+-- lane) moved the median past 2%, and once, with a build on the other
+-- core, one set's to 5.3%.
 function TestClock.test_the_imul_chain_reads_the_clock_the_add_chain_reads()
   needs_probe()
   local rows = { { kernel = "scalar" }, { kernel = "libc", op = "zero" } }
@@ -138,10 +140,15 @@ function TestClock.test_the_imul_chain_reads_the_clock_the_add_chain_reads()
     local r = assert(avxbuf.measure_clock { rows = rows, rounds = 2, settle_us = 200, chain = chain })
     return licence.median { r[1][1], r[1][2], r[2][1], r[2][2] }
   end
-  local ratios = {}
-  for k = 1, 10 do ratios[k] = clock("imul") / clock("add") end
-  local m = licence.median(ratios)
-  lu.assertTrue(math.abs(m - 1) <= 0.05, string.format("imul / add, median of 10 pairs: %.4f", m))
+  local medians = {}
+  for attempt = 1, 3 do
+    local ratios = {}
+    for k = 1, 10 do ratios[k] = clock("imul") / clock("add") end
+    medians[attempt] = licence.median(ratios)
+    if math.abs(medians[attempt] - 1) <= 0.05 then return end
+  end
+  lu.fail(string.format("imul / add, medians of 3 sets of 10 pairs: %.4f, %.4f, %.4f", medians[1], medians[2],
+                        medians[3]))
 end
 
 -- Readings the probe could not time (0) are left out, and counted.

@@ -26,8 +26,7 @@ int avxbuf_kernel_available(const avxbuf_kernel *k);
 typedef struct avxbuf_family { const avxbuf_kernel *k, *k_nt; } avxbuf_family;
 
 /* Precomputed at configure time so the hot path is a few compares. A
- * threshold of SIZE_MAX means never. lua/avxbuf/ffi.lua reads the two
- * *_inline_upto ints only, through pointers src/lluajit.c gives it. */
+ * threshold of SIZE_MAX means never. */
 typedef struct avxbuf_plan {
   avxbuf_family copy_narrow, copy_wide, fill_narrow, fill_wide;
   size_t wide_from, rep_movsb_from, rep_movsb_until, rep_stosb_from, rep_stosb_until;
@@ -45,8 +44,7 @@ typedef struct avxbuf_plan {
   /* The largest size (at most AVXBUF_INLINE_MAX; -1: none) at which the
    * plan runs a vector kernel of the small family, whose moves are plain
    * loads and stores: a caller may do them itself, without the call (see
-   * avxbuf_copy; lua/avxbuf/ffi.lua lets LuaJIT inline them). One int, so
-   * that the check is one compare. */
+   * avxbuf_copy). */
   int copy_inline_upto, fill_inline_upto;
   /* The sizes (at most 16) avxbuf_copy/avxbuf_fill move inline: the above
    * capped, as a size_t. 0 where none: a move of 0 bytes is none either way. */

@@ -38,7 +38,7 @@ void avxbuf_pace(lua_State *L, lmodule *m)
 #ifdef AVXBUF_GC_TORTURE
   avxbuf_gcpoint(L);
 #endif
-  if (m->unpaced < PACE_BYTES) return;
+  if (m->stats.unpaced < PACE_BYTES) return;
 #if LUA_VERSION_NUM < 502
   /* Lua 5.1 and LuaJIT step "until that many KiB are freed or the cycle
    * ends": a whole cycle per pace when the heap holds less garbage than
@@ -47,15 +47,15 @@ void avxbuf_pace(lua_State *L, lmodule *m)
    * own pause waits for its heap to double. (Matching the Lua heap alone,
    * ~100 KiB, ran a cycle at nearly every doubling of a growing buffer:
    * 9% of building frames in bench/programs.lua under LuaJIT, -jp=v.) */
-  if (m->unpaced < ((size_t)lua_gc(L, LUA_GCCOUNT, 0) << 10) + m->held_paced) return;
+  if (m->stats.unpaced < ((size_t)lua_gc(L, LUA_GCCOUNT, 0) << 10) + m->held_paced) return;
 #endif
-  size_t kb = m->unpaced >> 10;
-  m->unpaced = 0;
+  size_t kb = m->stats.unpaced >> 10;
+  m->stats.unpaced = 0;
 #ifdef LUA_GCISRUNNING
   if (!lua_gc(L, LUA_GCISRUNNING, 0)) return;
 #endif
   lua_gc(L, LUA_GCSTEP, kb > INT_MAX ? INT_MAX : (int)kb);
-  m->held_paced = m->held;
+  m->held_paced = m->stats.held;
 }
 
 static void free_block(lua_State *L, void *block, size_t size)
@@ -68,7 +68,7 @@ static void free_block(lua_State *L, void *block, size_t size)
 static void release(lua_State *L, buffer *b)
 {
   lmodule *m = b->module;   /* NULL once a finalizer brought it back: not counted */
-  if (m) m->held -= b->block_size < m->held ? b->block_size : m->held;
+  if (m) m->stats.held -= b->block_size < m->stats.held ? b->block_size : m->stats.held;
   free_block(L, b->block, b->block_size);
   b->block = NULL;
   b->block_size = 0;
@@ -77,81 +77,11 @@ static void release(lua_State *L, buffer *b)
   buffer_setlen(b, 0);
 }
 
-/* A doubling that would take a block past this stops just below it when
- * the need fits: glibc's malloc maps blocks from its largest dynamic mmap
- * threshold up (32 MiB on 64 bits, 16 on 32) afresh each time, so every page
- * of each new buffer faults again, while it serves and reuses smaller ones
- * from its heap once one that size has been freed (the page faults it
- * cost: docs/benchmarks.md, "Figures the source once cited"). Other
- * allocators lose one doubling step at most. */
-#define GROWTH_SOFT_LIMIT ((size_t)4 * 1024 * 1024 * sizeof(long) - (size_t)64 * 1024)
-
-/* Room for need bytes (need <= MAX_LENGTH), keeping the first `keep`
- * (b->len, or more for bytes written but not yet counted): the first block
- * is exact, later ones at least double (once, up to GROWTH_SOFT_LIMIT), so
- * that appending a byte at a time costs amortised O(1). Runs no Lua code
- * and needs no Lua state (the FFI path grows buffers with it too:
- * src/lluajit.c); 0 when the allocator fails, the buffer unchanged. */
-int avxbuf_grow(lmodule *m, lua_Alloc alloc, void *ud, buffer *b, size_t need, size_t keep)
-{
-  if (need <= b->cap) return 1;
-  size_t used = buffer_consumed(b), room = b->cap + used;   /* room: from the block's aligned start */
-  /* Bytes consumed from the front make room by compaction, unless it
-   * would leave less than an eighth of the room free (string.buffer's
-   * rule, buf_more2 in lj_buf.c): then the block grows. So at least
-   * room / 8 bytes are appended between two compactions, each of which
-   * moves at most room bytes: at most 8 bytes moved per byte appended,
-   * and consuming from the front stays O(1) amortised. */
-  if (used > 0 && need <= room && room - need >= room / 8) {
-    unsigned char *base = b->data - used;
-    memmove(base, b->data, keep);
-    b->data = base;
-    b->cap = room;
-    b->gen++;
-    m->compactions++;
-    m->compacted += keep;
-    return 1;
-  }
-  size_t cap = room == 0 ? need : room > MAX_LENGTH / 2 ? MAX_LENGTH : 2 * room;
-  if (cap > GROWTH_SOFT_LIMIT && room < GROWTH_SOFT_LIMIT && need <= GROWTH_SOFT_LIMIT)
-    cap = GROWTH_SOFT_LIMIT;
-  if (cap < need) cap = need;
-  cap = (cap + BUFFER_ALIGN - 1) & ~(size_t)(BUFFER_ALIGN - 1);
-  size_t size = cap + BUFFER_ALIGN - 1;
-  /* Grown where it is when the allocator can (glibc remaps a large block
-   * rather than copy it to fresh pages: a new block and a copy per doubling
-   * were half the time of building frames in bench/programs.lua); the bytes
-   * kept move only when the block's alignment slack changed or bytes were
-   * consumed (they go to the new block's aligned start). On failure the
-   * old block stays (lua_Alloc's contract). */
-  size_t offset = b->block ? (size_t)(b->data - (unsigned char *)b->block) : 0;
-  void *block = alloc(ud, b->block, b->block ? b->block_size : 0, size);
-  if (block == NULL) return 0;
-  uintptr_t start = (uintptr_t)block;
-  unsigned char *data = (unsigned char *)((start + BUFFER_ALIGN - 1) & ~(uintptr_t)(BUFFER_ALIGN - 1));
-  if ((uintptr_t)data != start + offset) memmove(data, (void *)(start + offset), keep);
-  if (used > 0) {
-    m->compactions++;
-    m->compacted += keep;
-  }
-  size_t added = size - (b->block ? b->block_size : 0);
-  b->block = block;
-  b->block_size = size;
-  b->data = data;
-  b->cap = cap;
-  b->gen++;
-  m->unpaced += added;
-  /* held counts what release() takes back, which it can only for a buffer
-   * that still has its module (not one a finalizer brought back). */
-  if (b->module != NULL) m->held += added;
-  return 1;
-}
-
 void avxbuf_reserve(lua_State *L, lmodule *m, buffer *b, size_t need, size_t keep)
 {
   void *ud;
   lua_Alloc alloc = lua_getallocf(L, &ud);
-  if (!avxbuf_grow(m, alloc, ud, b, need, keep))
+  if (!buffer_grow(&m->stats, alloc, ud, b, need, keep))
     luaL_error(L, "%s", avxbuf_pushf(L, "not enough memory for a buffer of %llu %s", (unsigned long long)need,
                                      AVXBUF_BYTES(need)));
 }
@@ -442,15 +372,10 @@ static lua_Integer checktake(lua_State *L, int arg, lua_Integer dflt)
   return n;
 }
 
-size_t avxbuf_upto(const buffer *b, lua_Integer n)
-{
-  return (unsigned long long)n < b->len ? (size_t)n : b->len;
-}
-
 long long avxbuf_get_count(const buffer *b, int given, lua_Integer n)
 {
   n = take_count(given, n, GET_ALL);
-  return n < 0 ? -1 : (long long)avxbuf_upto(b, n);
+  return n < 0 ? -1 : (long long)buffer_upto(b, (unsigned long long)n);
 }
 
 /* buf:skip(n) -> buf: the first n bytes (all, when there are fewer) are
@@ -458,7 +383,7 @@ long long avxbuf_get_count(const buffer *b, int given, lua_Integer n)
 static int l_skip(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
-  buffer_consume(b, avxbuf_upto(b, checktake(L, 2, -1)));
+  buffer_consume(b, buffer_upto(b, (unsigned long long)checktake(L, 2, -1)));
   lua_settop(L, 1);
   return 1;
 }
@@ -467,7 +392,7 @@ static size_t front_range(lua_State *L, buffer *b, void *ctx, size_t *off)
 {
   (void)L;
   *off = 0;
-  return avxbuf_upto(b, *(const lua_Integer *)ctx);
+  return buffer_upto(b, (unsigned long long)*(const lua_Integer *)ctx);
 }
 
 /* buf:get([n]) -> the first n bytes (all by default, or when there are
@@ -481,7 +406,7 @@ static int l_get(lua_State *L)
   lua_Integer n = checktake(L, 2, GET_ALL);
   lua_settop(L, 2);
   avxbuf_pushrange(L, b, front_range, &n);
-  buffer_consume(b, avxbuf_upto(b, (lua_Integer)lua_rawlen(L, -1)));
+  buffer_consume(b, buffer_upto(b, (unsigned long long)(lua_Integer)lua_rawlen(L, -1)));
   return 1;
 }
 
@@ -491,8 +416,8 @@ static int l_get(lua_State *L)
 static int l_compactions(lua_State *L)
 {
   lmodule *m = MODULE(L);
-  lua_pushinteger(L, (lua_Integer)m->compactions);
-  lua_pushinteger(L, (lua_Integer)m->compacted);
+  lua_pushinteger(L, (lua_Integer)m->stats.compactions);
+  lua_pushinteger(L, (lua_Integer)m->stats.compacted);
   return 2;
 }
 

@@ -20,8 +20,6 @@ void avxbuf_pushall(lua_State *L, buffer *b);
  * string: made first, so that no buffer pointer is held while it is. */
 char *avxbuf_pushscratch(lua_State *L, size_t n);
 
-/* At most n (>= 0) of the bytes b has now: what get(n) and skip(n) take. */
-size_t avxbuf_upto(const buffer *b, lua_Integer n);
 /* What buf:get(n) takes of b as it is now (n absent unless given): -1
  * when n is refused (the C function raises), for the FFI path. */
 long long avxbuf_get_count(const buffer *b, int given, lua_Integer n);
@@ -34,9 +32,6 @@ void avxbuf_resize(lua_State *L, lmodule *m, buffer *b, size_t n, int arg);
 /* Capacity for need bytes, keeping the first `keep`; runs no Lua code and
  * leaves b unchanged when memory runs out. */
 void avxbuf_reserve(lua_State *L, lmodule *m, buffer *b, size_t need, size_t keep);
-/* The same without a Lua state, with the allocator given: 0 when memory
- * runs out (b unchanged). */
-int avxbuf_grow(lmodule *m, lua_Alloc alloc, void *ud, buffer *b, size_t need, size_t keep);
 /* Tells the collector about the buffer memory allocated since last time;
  * call it last, when no pointer into a buffer is held (finalizers may run). */
 void avxbuf_pace(lua_State *L, lmodule *m);

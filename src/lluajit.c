@@ -44,58 +44,73 @@ static int ffi_copy(buffer *d, size_t n, uint32_t dgen, size_t doff, const buffe
   return 1;
 }
 
+/* What the FFI path's checking entries answer (exported as `done` and
+ * `refused`): the work is done, or the C function must take the call (an
+ * argument it refuses, and says so; a freed buffer). */
+#define FFI_DONE 1
+#define FFI_REFUSED 0
+
 /* copy and fill (zero: byte 0) for the FFI path, from their arguments as
- * given (ffi.lua passes a defaulted source or start index as AVXBUF_FIRST,
- * exported as `first`, and an absent n as FFI_ABSENT, exported as
- * `absent`: no number it passes as given is that large), by l_copy's and
- * fill's rules (avxbuf_copy_count, avxbuf_fill_count: src/largs.h), on the
- * buffers as they are now (nothing runs in here): -1 when the C function
- * must take the call (an argument it refuses, a freed buffer); else
- * 2 * count + 1 when moved here, with the kernel the plan picks, or
- * 2 * count when count is within what the plan lets a caller inline
- * (ffi.lua's movers then move it in the trace, checking the generations
- * read before this call: a count holds only for the buffers as they were
- * then). A double: no cdata to box when interpreted.
- * The source is a buffer (copy_from_buffer) or a Lua string's bytes
+ * given, where ffi.lua's plain-form filter did not take the call (a
+ * default, a copy within one buffer, a range that may be refused): l_copy's
+ * and fill's rules (avxbuf_copy_count, avxbuf_fill_count: src/largs.h) on
+ * the buffers as they are now (nothing runs in here), and the move with
+ * the kernel the plan picks. ffi.lua passes a defaulted source or start
+ * index as AVXBUF_FIRST (exported as `first`) and an absent n as
+ * FFI_ABSENT (`absent`: no number it passes as given is that large). The
+ * source is a buffer (copy_from_buffer) or a Lua string's bytes
  * (copy_from_string), so that every argument travels in a register. */
 #define FFI_ABSENT ((int64_t)1 << 53)
 
-static double copy_checked_here(buffer *d, int64_t di, const unsigned char *src, size_t slen, int same, int64_t si,
-                                int64_t n)
+static int copy_checked_here(buffer *d, int64_t di, const unsigned char *src, size_t slen, int same, int64_t si,
+                             int64_t n)
 {
-  if (d->module == NULL) return -1;
+  if (d->module == NULL) return FFI_REFUSED;
   lua_Integer count = avxbuf_copy_count((lua_Integer)di, d->len, (lua_Integer)si, slen, n != FFI_ABSENT,
                                         (lua_Integer)n);
-  if (count < 0) return -1;
+  if (count < 0) return FFI_REFUSED;
   unsigned char *dst = d->data + (di - 1);
   src += si - 1;
-  avxbuf_overlap ov = same ? avxbuf_overlap_of(dst, src, (size_t)count) : OV_NONE;
-  if (ov == OV_NONE && count <= d->module->state.plan.copy_inline_upto) return 2.0 * (double)count;
-  avxbuf_copy(&d->module->state.plan, dst, src, (size_t)count, ov);
+  avxbuf_copy(&d->module->state.plan, dst, src, (size_t)count, same ? avxbuf_overlap_of(dst, src, (size_t)count)
+                                                                       : OV_NONE);
   buffer_wrote(d);
-  return 2.0 * (double)count + 1;
+  return FFI_DONE;
 }
 
-static double ffi_copy_from_buffer(buffer *d, const buffer *s, int64_t di, int64_t si, int64_t n)
+static int ffi_copy_from_buffer(buffer *d, const buffer *s, int64_t di, int64_t si, int64_t n)
 {
   return copy_checked_here(d, di, s->data, s->len, s == d, si, n);
 }
 
-static double ffi_copy_from_string(buffer *d, const unsigned char *str, int64_t slen, int64_t di, int64_t si,
-                                   int64_t n)
+static int ffi_copy_from_string(buffer *d, const unsigned char *str, int64_t slen, int64_t di, int64_t si,
+                                int64_t n)
 {
   return copy_checked_here(d, di, str, (size_t)slen, 0, si, n);
 }
 
-static double ffi_fill_args(buffer *b, int64_t byte, int64_t i, int64_t n)
+static int ffi_fill_args(buffer *b, int64_t byte, int64_t i, int64_t n)
 {
-  if (b->module == NULL) return -1;
+  if (b->module == NULL) return FFI_REFUSED;
   lua_Integer count = avxbuf_fill_count((lua_Integer)byte, (lua_Integer)i, b->len, n != FFI_ABSENT, (lua_Integer)n);
-  if (count < 0) return -1;
-  if (count <= b->module->state.plan.fill_inline_upto) return 2.0 * (double)count;
+  if (count < 0) return FFI_REFUSED;
   avxbuf_fill(&b->module->state.plan, b->data + (i - 1), (int)byte, (size_t)count);
   buffer_wrote(b);
-  return 2.0 * (double)count + 1;
+  return FFI_DONE;
+}
+
+/* The plain form's moves past what ffi.lua moves in the trace: n bytes
+ * with the kernel the plan picks, and nothing else. ffi.lua checked the
+ * range against the buffer (its filter admits only ranges within it, of
+ * two different blocks: no overlap) and the generation right before the
+ * call; the plan is the module's, which outlives ffi.lua's functions. */
+static void ffi_move(const avxbuf_plan *p, unsigned char *d, const unsigned char *s, size_t n)
+{
+  avxbuf_copy(p, d, s, n, OV_NONE);
+}
+
+static void ffi_set(const avxbuf_plan *p, unsigned char *d, int byte, size_t n)
+{
+  avxbuf_fill(p, d, byte, n);
 }
 
 /* resize(n) for the FFI path where b holds n bytes without growing:
@@ -110,27 +125,47 @@ static int ffi_resize(buffer *b, uint32_t gen, int64_t n)
   return 1;
 }
 
-/* Room for need bytes in b, its length kept, for put and pack: the
- * growth C does, with the allocator the module was made with (LuaJIT frees
- * every object with whatever allocator is current, so a program that
- * changes it must keep the two compatible anyway). It cannot tell the
- * collector (no Lua call here): the next call into C that paces does,
- * avxbuf.new among them. 1 when done (the generation moves on), 0 when the
- * generation changed, need is too large or memory ran out. */
-static int ffi_grow(buffer *b, uint32_t gen, size_t need)
+/* The generation as ffi.lua reads it (an int32_t: src/buffer.h), or
+ * FFI_STALE: the generation was not the one given, or the work failed. */
+#define FFI_STALE 4294967296.0
+static double generation(const buffer *b)
+{
+  return (double)(int32_t)b->gen;
+}
+
+/* Room for need bytes in b, its length kept, for put and pack: buffer_grow
+ * with the allocator the module was made with (LuaJIT frees every object
+ * with whatever allocator is current, so a program that changes it must
+ * keep the two compatible anyway). It cannot tell the collector (no Lua
+ * call here): the next call into C that paces does, avxbuf.new among them.
+ * The new generation, or FFI_STALE when the generation changed, need is
+ * too large or memory ran out. */
+static double ffi_grow(buffer *b, uint32_t gen, size_t need)
 {
   lmodule *m = b->module;
-  if (b->gen != gen || m == NULL || need <= b->cap || need > MAX_LENGTH) return 0;   /* success: one step */
-  return avxbuf_grow(m, m->alloc, m->alloc_ud, b, need, b->len);
+  if (b->gen != gen || m == NULL || need > MAX_LENGTH
+      || !buffer_grow(&m->stats, m->alloc, m->alloc_ud, b, need, b->len))
+    return FFI_STALE;
+  return generation(b);
+}
+
+/* The length put or pack wrote up to, past the bytes b holds (ffi.lua
+ * writes them after its generation check): buffer_setlen, 1; 0 when the
+ * generation changed on the way. */
+static int ffi_commit(buffer *b, uint32_t gen, size_t len)
+{
+  if (b->gen != gen || len > b->cap) return 0;
+  buffer_setlen(b, len);
+  return 1;
 }
 
 /* Consumes n bytes from the front of b (all, when it has fewer: C's
- * rule): the stream form of unpack once its values exist, and get or skip
- * where the generation moved on the way. No generation to check: it reads
- * b as it is, as the C functions do after making their values. */
+ * rule): get, skip and the stream form of unpack once its values exist.
+ * No generation to check: it reads b as it is, as the C functions do
+ * after making their values. */
 static void ffi_consume(buffer *b, size_t n)
 {
-  buffer_consume(b, avxbuf_upto(b, (lua_Integer)n));   /* n: a count below 2^53, from ffi.lua */
+  buffer_consume(b, buffer_upto(b, n));
 }
 
 /* The reads (tostring, byte, find, lines, split, get) make their strings in
@@ -148,11 +183,7 @@ static void ffi_consume(buffer *b, size_t n)
  * with the kernel b's plan picks, and split's. */
 static const unsigned char *search_from(const buffer *b, size_t off, const unsigned char *needle, size_t m)
 {
-  size_t n = b->len - off;
-  /* One byte: memchr (glibc's is vectorised), without the plan's pick. */
-  return m > n ? NULL
-         : m == 1 ? memchr(b->data + off, needle[0], n)
-         : avxbuf_pick_find(&b->module->state.plan, n)->find(b->data + off, n, needle, m);
+  return buffer_search(&b->module->state.plan, b, off, b->len - off, needle, m, 0);
 }
 
 static double ffi_search(const buffer *b, uint32_t gen, int given, int64_t init, const unsigned char *needle,
@@ -204,9 +235,9 @@ static int ffi_split(const buffer *b, uint32_t gen, size_t off, const unsigned c
 static double ffi_line(const buffer *b, uint32_t gen, size_t off)
 {
   if (b->gen != gen) return -2;
-  if (off >= b->len) return -1;
-  const unsigned char *p = b->data + off, *nl = memchr(p, '\n', b->len - off);
-  return nl ? 2.0 * (double)(nl - p) + 1 : 2.0 * (double)(b->len - off);
+  size_t n;
+  int newline = buffer_line(b, off, &n);
+  return newline < 0 ? -1 : 2.0 * (double)n + newline;
 }
 
 /* Where lines(init) and split(sep, init) start in b as it is now (init
@@ -305,8 +336,9 @@ static void push_entries(lua_State *L, lmodule *m)
     { "copy", (uintptr_t)&ffi_copy }, { "grow", (uintptr_t)&ffi_grow },
     { "copy_from_buffer", (uintptr_t)&ffi_copy_from_buffer },
     { "copy_from_string", (uintptr_t)&ffi_copy_from_string }, { "fill_args", (uintptr_t)&ffi_fill_args },
+    { "move", (uintptr_t)&ffi_move }, { "set", (uintptr_t)&ffi_set },
     { "resize", (uintptr_t)&ffi_resize }, { "has_specials", (uintptr_t)&avxbuf_match_has_specials },
-    { "consume", (uintptr_t)&ffi_consume }, { "search", (uintptr_t)&ffi_search }, { "line", (uintptr_t)&ffi_line },
+    { "consume", (uintptr_t)&ffi_consume }, { "commit", (uintptr_t)&ffi_commit }, { "search", (uintptr_t)&ffi_search }, { "line", (uintptr_t)&ffi_line },
     { "split", (uintptr_t)&ffi_split }, { "start", (uintptr_t)&ffi_start }, { "get", (uintptr_t)&ffi_get },
   };
   lua_createtable(L, 0, 16);
@@ -314,11 +346,13 @@ static void push_entries(lua_State *L, lmodule *m)
     lua_pushlightuserdata(L, (void *)entries[i].fn);
     lua_setfield(L, -2, entries[i].name);
   }
-  /* Read live: configure() rewrites the plan in place. */
-  lua_pushlightuserdata(L, &m->state.plan.copy_inline_upto);
-  lua_setfield(L, -2, "copy_inline_upto");
-  lua_pushlightuserdata(L, &m->state.plan.fill_inline_upto);
-  lua_setfield(L, -2, "fill_inline_upto");
+  /* The plan c_move and c_set use: configure() rewrites it in place. */
+  lua_pushlightuserdata(L, &m->state.plan);
+  lua_setfield(L, -2, "plan");
+  lua_pushinteger(L, FFI_DONE);
+  lua_setfield(L, -2, "done");
+  lua_pushnumber(L, FFI_STALE);
+  lua_setfield(L, -2, "stale");
   lua_pushinteger(L, AVXBUF_FIRST);
   lua_setfield(L, -2, "first");
   lua_pushnumber(L, (lua_Number)FFI_ABSENT);

@@ -175,8 +175,7 @@ static int find_or_match(lua_State *L, buffer *b, const char *p, size_t plen, lu
 const unsigned char *avxbuf_search(lua_State *L, const buffer *b, size_t off, size_t n,
                                    const unsigned char *needle, size_t m, int reverse)
 {
-  const avxbuf_kernel *k = avxbuf_pick_find(&buffer_module(L, b)->state.plan, n);
-  return (reverse ? k->rfind : k->find)(b->data + off, n, needle, m);
+  return buffer_search(&buffer_module(L, b)->state.plan, b, off, n, needle, m, reverse);
 }
 
 /* What find and rfind return for an empty needle at offset at, or for the

@@ -10,36 +10,21 @@
 #include "compat.h"
 #include "gcpoints.h"
 #include "dispatch.h"
+#include "buffer.h"
 #include "../include/avxbuf.h"
 
 #define BUFFER_NAME "avxbuf.buffer"
-#define BUFFER_ALIGN 64
 
-/* Largest buffer: lengths, indices and their sums stay exact in lua_Integer
- * (and in a double, for Lua 5.1/5.2), and twice it fits in size_t. */
-#if SIZE_MAX > 0xFFFFFFFFu
-#define MAX_LENGTH ((size_t)1 << 48)
-#else
-#define MAX_LENGTH ((size_t)1 << 30)
-#endif
-
-/* One per Lua state that loaded avxbuf (loading it again reuses it), from
- * the Lua allocator. It lives while anything refers to it: its anchor (a
- * userdata: upvalue 1 of every function and the registry's AVXBUF_API_KEY)
- * and every buffer, which keeps a pointer for the hot path. */
 typedef struct lmodule {
   avxbuf_api api;       /* first: the C API's table is the record */
   avxbuf_state state;   /* the knobs and the plan made from them */
-  size_t unpaced;       /* buffer bytes allocated since the collector was last told */
-  size_t held;          /* bytes in buffers' blocks now */
-  size_t held_paced;    /* held, after the collector was last told */
+  buffer_stats stats;   /* what growth counted (src/buffer.h) */
+  size_t held_paced;    /* stats.held, after the collector was last told */
   lua_Alloc alloc;      /* the state's allocator when the module was made, for */
   void *alloc_ud;       /* growth where there is no state (the FFI path) */
   size_t refs;
   struct avxbuf_pk_cache *packs;   /* lpack.c's compiled formats: their own block, */
                                    /* made and freed with the record (packfmt.h) */
-  size_t compactions;   /* unread bytes moved to a block's base: times, and */
-  size_t compacted;     /* bytes (avxbuf.compactions(), for the specs) */
 } lmodule;
 
 typedef struct anchor {
@@ -59,16 +44,7 @@ void avxbuf_module_unref(lua_State *L, lmodule *m);
 /* Upvalue 2 of the buffer functions: the buffer metatable. */
 #define METATABLE lua_upvalueindex(2)
 
-/* The buffer userdata. Its data lives in a block from the Lua state's
- * allocator, so that growth can move it and free() can return it at once.
- * lua/avxbuf/ffi.lua declares the first five fields (len and cap as
- * int64_t, the same layout only where size_t has 64 bits; it checks the
- * offsets src/lluajit.c gives it), reads them and writes len and gen
- * itself (put, pack, consume, and the inline moves of copy, fill and zero,
- * which step gen as buffer_wrote does): a change to what they mean, or to when
- * gen changes, is a change there too.
- *
- * The rule every function of the binding keeps: anything that can allocate
+/* Buffers (src/buffer.h): the rule every function of the binding keeps: anything that can allocate
  * Lua memory (a userdata, a string, a number turned into a string, a
  * luaL_Buffer growing, avxbuf_pace) can run the collector, and so any
  * finalizer, which can free, resize or append to any buffer. No data
@@ -76,24 +52,7 @@ void avxbuf_module_unref(lua_State *L, lmodule *m);
  * again (the userdata itself stays put while it is on the stack). `gen`
  * tells the FFI path, which cannot avoid allocating between its checks and
  * its moves when interpreted, that this happened.
- *
- * A stream consumes from the front (skip, get, unpack without an index:
- * docs/streams.md) by moving data forward: data, len and cap always mean
- * the first unread byte, the unread bytes and the room from data, so
- * every index-based method sees the unread bytes as 1..#buf. The bytes
- * consumed lie between the block's aligned start and data
- * (buffer_consumed); only growth, reset and release look at them. */
-typedef struct buffer {
-  uintptr_t cookie;      /* its own address plus &avxbuf_cookie_key */
-  size_t len;
-  unsigned char *data;   /* never NULL; 64-byte aligned until bytes are consumed */
-  size_t cap;            /* bytes usable at data */
-  uint32_t gen;          /* changes whenever data, cap, len or a byte within len */
-                         /* may (buffer_wrote) */
-  void *block;           /* what the allocator returned (NULL: nothing) */
-  size_t block_size;
-  lmodule *module;       /* whose plan copy, zero and fill use; NULL once collected */
-} buffer;
+ */
 
 /* Only avxbuf writes a buffer's cookie, and a userdata of another size is
  * never one: no metatable games (debug.setmetatable) can pass this check. */
@@ -142,40 +101,6 @@ static inline buffer *testbuffer(lua_State *L, int idx)
 static inline lmodule *buffer_module(lua_State *L, const buffer *b)
 {
   return b->module ? b->module : avxbuf_module(L);
-}
-
-/* The bytes consumed from the front since the data last started at the
- * block's aligned start: data is that start plus them (derived, not
- * stored, so that nothing else has to keep it in step). */
-static inline size_t buffer_consumed(const buffer *b)
-{
-  if (b->block == NULL) return 0;
-  uintptr_t base = ((uintptr_t)b->block + BUFFER_ALIGN - 1) & ~(uintptr_t)(BUFFER_ALIGN - 1);
-  return (size_t)((uintptr_t)b->data - base);
-}
-
-/* Consumes n <= len bytes from the front: data moves on, nothing moves. */
-static inline void buffer_consume(buffer *b, size_t n)
-{
-  b->data += n;
-  b->cap -= n;
-  b->len -= n;
-  b->gen++;
-}
-
-/* Bytes within the length changed, or may change through a pointer handed
- * out (ref, the C API's tobuffer): the generation moves on, so that what
- * was read ahead of them (LuaJIT's split takes 64 separators at a time,
- * lua/avxbuf/ffi.lua) is read again. */
-static inline void buffer_wrote(buffer *b)
-{
-  b->gen++;
-}
-
-static inline void buffer_setlen(buffer *b, size_t n)
-{
-  b->len = n;
-  b->gen++;
 }
 
 #endif

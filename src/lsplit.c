@@ -58,13 +58,12 @@ static void set_pos(lua_State *L, lua_Integer pos)
 static size_t line_range(lua_State *L, buffer *b, void *ctx, size_t *off)
 {
   lua_Integer pos = lua_tointeger(L, IT_POS);
-  if (pos < 0 || (size_t)pos >= b->len) return AVXBUF_NO_RANGE;   /* the end, or cut below it */
-  size_t rest = b->len - (size_t)pos;
+  size_t n;
+  int newline = pos < 0 ? -1 : buffer_line(b, (size_t)pos, &n);
+  if (newline < 0) return AVXBUF_NO_RANGE;   /* the end, or cut below it */
   *off = (size_t)pos;
-  /* memchr: glibc's is vectorised, and a newline is one byte. */
-  const unsigned char *nl = memchr(b->data + *off, '\n', rest);
-  *(int *)ctx = nl != NULL;
-  return nl ? (size_t)(nl - (b->data + *off)) : rest;
+  *(int *)ctx = newline;
+  return n;
 }
 
 static int lines_step(lua_State *L)

@@ -1,18 +1,10 @@
--- LuaJIT: avxbuf.copy, zero and fill, and buf:put, through the FFI, so that
--- the JIT compiles the argument checks and the call into C's entry points
--- (src/lluajit.c), which pick the kernel. The checks are the C functions'
--- own; whatever this fast path does not handle plainly (a wrong type, an
--- index out of range, a numeric string, a buffer that must grow) goes to
--- the C function, which does the work or raises the documented error.
+-- LuaJIT: the buffer's methods through the FFI, so that the JIT compiles
+-- them. C owns the buffer and every rule (src/lluajit.c's entries, which
+-- check, move and search); this file tests types, admits the plain forms
+-- whose result is exactly the bytes asked for, and moves those: anything
+-- else (a wrong type, a default, an index out of range, a buffer that must
+-- grow) goes to C, which does the work or raises the documented error.
 -- Loaded by the C module under LuaJIT only.
---
--- Copies, zeroes and fills of up to 64 bytes that the C side would give a
--- vector kernel are moved here, as two ffi.copy/ffi.fill of a constant
--- width, which the JIT compiles to plain loads and stores: a call into a
--- kernel costs more than such a move. avxbuf.kernel() says "ffi" for them,
--- avxbuf.kernels() lists it, and spec/jit_spec.lua reads the traces (no
--- vector register wider than xmm, no streaming store, no call). put's
--- pieces are another matter (put_piece below).
 local ffi = require "ffi"
 
 -- The first fields of src/lmodule.h's buffer (len and cap as int64_t, so
@@ -46,49 +38,15 @@ local EXACT = 2 ^ 52   -- integers up to this convert to int64_t exactly, sums o
 -- int64_t as a negative number, and 2^63 <= b.len held.
 local function index(i) return type(i) == "number" and i % 1 == 0 and i >= -EXACT and i <= EXACT end
 
--- A move of n <= 64 bytes as two overlapping moves of a constant width (the
--- head/tail scheme of src/kernels/small.h): the JIT unrolls ffi.copy and
--- ffi.fill of a constant size into plain loads and stores, while a size it
--- cannot fold calls memcpy (-jdump shows the call). Each width has movers
--- of their own, compiled from source with the width a literal: a trace
--- that starts anywhere in them, or in a caller, sees a constant. (A width passed in, or an upvalue of closures
--- sharing one prototype, was a variable in traces that started inside
--- them or between the choice and the move, and those called memcpy:
--- spec/jit_spec.lua.)
-local function width(n)
-  return n >= 32 and 32 or n >= 16 and 16 or n >= 8 and 8 or n >= 4 and 4 or n >= 2 and 2 or n >= 1 and 1 or 0
-end
 -- No pointer or length survives an allocation (src/lmodule.h): run by the
 -- interpreter, every cdata made here (a pointer, a boxed 64-bit length)
 -- can run the collector, and a finalizer can free, resize or append to any
--- buffer; compiled, a trace exit can run finalizers too (src/lluajit.c). So
+-- buffer; compiled, a trace exit can run finalizers too (lj_trace_exit). So
 -- every operation reads the buffers' generation (a plain number: no
--- allocation) first, then makes the cdata it needs, and the generation is
--- checked again right before the buffer is touched: in C for a call; here
--- in the movers below and in commit, whose stores follow the check with
--- nothing between that allocates, calls or can exit a trace (the only
--- guards a trace has there are on the types of values and on functions
--- that never change; a guard on a value that varies, such as the kernel a
--- size picks, was where a finalizer slipped in). A change leaves the work
--- to the C function.
-local copy_width, fill_width = {}, {}
-for _, w in ipairs { 0, 1, 2, 4, 8, 16, 32 } do
-  copy_width[w], fill_width[w] = assert(load(([[
-    local fcopy, ffill = ...
-    return function(d, s, d2, s2, a, ga, b, gb)
-             if a.gen ~= ga or (b and b.gen ~= gb) then return false end
-             fcopy(d, s, W); fcopy(d2, s2, W)
-             a.gen = ga + 1   -- bytes changed (src/lmodule.h's buffer_wrote)
-             return true
-           end,
-           function(d, d2, byte, a, ga)
-             if a.gen ~= ga then return false end
-             ffill(d, W, byte); ffill(d2, W, byte)
-             a.gen = ga + 1
-             return true
-           end
-  ]]):gsub("W", tostring(w)), "=avxbuf.ffi(width " .. w .. ")"))(fcopy, ffill)
-end
+-- allocation) first, then makes every cdata it needs and takes every
+-- branch, and checks the generation last, right before the buffer is
+-- touched, with nothing between that allocates, calls or is a guard. A
+-- change leaves the work to the C function.
 
 -- buf:unpack compiled: a format becomes Lua source of its own (its fields'
 -- loads in order, typed), once, from the ops src/packfmt.c makes of it (C's
@@ -133,7 +91,7 @@ end
 -- names a pointer type, declared once at the top.
 local FORMAT_CODE_ARGS =
   "ffi_typeof, cast, tonumber, band, bswap, rshift, arshift, fstring, fcopy, ffill, as_buffer, index, "
-  .. "max, grow, consume, c_path"
+  .. "max, grow, commit, consume, STALE, c_path"
 local function format_code_head()
   local head, types = { "local " .. FORMAT_CODE_ARGS .. " = ..." }, {}
   return head, function(ctype)
@@ -367,18 +325,17 @@ return function(buf, at, i, fmt, ...)
     local base = at and i - 1 or len
     if base <= len then
       if base + total > tonumber(b.cap) then   -- grown here, by C's rule (src/lluajit.c)
-        if grow(b, g, base + total) == 0 then return c_path(buf, at, i, fmt, ...) end
-        -- The one step the growth made, not b.gen read again: a trace can
-        -- exit at the check above and run a finalizer before that read.
-        g = (g + 1) %% 4294967296
+        -- C's answer, the new generation, not b.gen read again: a trace
+        -- can exit at the check below and run a finalizer before that read.
+        g = grow(b, g, base + total)
+        if g == STALE then return c_path(buf, at, i, fmt, ...) end
       end
       local p = b.data + base
       %s
       if b.gen == g then
         %s
         local last = base + total
-        b.len = max(last, len)   -- math.max: no branch, so no guard
-        b.gen = g + 1
+        commit(b, g, max(last, len))   -- math.max: no branch, so no guard
         %s
         return last + 1
       end
@@ -391,15 +348,6 @@ end]]):format(nv > 0 and "local " .. table.concat(values, ", ") .. " = ..." or "
               table.concat(moves, "\n        "))
 end
 
--- A length written by this path (put), and the new generation, as
--- string.buffer's commit.
-local function commit(b, g, len)
-  if b.gen ~= g then return false end
-  b.len = len
-  b.gen = g + 1
-  return true
-end
-
 return function(avxbuf, c)
   local MT = getmetatable(avxbuf.new(0))
   local KEY = cast(uptr, c.cookie_key)
@@ -407,13 +355,18 @@ return function(avxbuf, c)
                          .. "const char *, size_t)", c.copy)
   local c_resize_at = cast("int (*)(avxbuf_buffer *, uint32_t, int64_t)", c.resize)
   local c_has_specials = cast("int (*)(const char *, size_t)", c.has_specials)
-  local c_copy_from_buffer = cast("double (*)(avxbuf_buffer *, const avxbuf_buffer *, int64_t, int64_t, int64_t)",
+  local c_copy_from_buffer = cast("int (*)(avxbuf_buffer *, const avxbuf_buffer *, int64_t, int64_t, int64_t)",
                                   c.copy_from_buffer)
-  local c_copy_from_string = cast("double (*)(avxbuf_buffer *, const char *, int64_t, int64_t, int64_t, int64_t)",
+  local c_copy_from_string = cast("int (*)(avxbuf_buffer *, const char *, int64_t, int64_t, int64_t, int64_t)",
                                   c.copy_from_string)
-  local c_fill_args = cast("double (*)(avxbuf_buffer *, int64_t, int64_t, int64_t)", c.fill_args)
+  local c_fill_args = cast("int (*)(avxbuf_buffer *, int64_t, int64_t, int64_t)", c.fill_args)
+  local c_move = cast("void (*)(const void *, unsigned char *, const unsigned char *, size_t)", c.move)
+  local c_set = cast("void (*)(const void *, unsigned char *, int, size_t)", c.set)
+  local plan, DONE = cast("const void *", c.plan), c.done
   local FIRST, START, ABSENT = c.first, c.start_default, c.absent
-  local c_grow = cast("int (*)(avxbuf_buffer *, uint32_t, size_t)", c.grow)
+  local c_grow = cast("double (*)(avxbuf_buffer *, uint32_t, size_t)", c.grow)
+  local c_commit = cast("int (*)(avxbuf_buffer *, uint32_t, size_t)", c.commit)
+  local STALE = c.stale
   local c_consume = cast("void (*)(avxbuf_buffer *, size_t)", c.consume)
   local c_search = cast("double (*)(const avxbuf_buffer *, uint32_t, int, int64_t, const char *, size_t)", c.search)
   local c_line = cast("double (*)(const avxbuf_buffer *, uint32_t, size_t)", c.line)
@@ -421,16 +374,9 @@ return function(avxbuf, c)
                             c.split)
   local c_start = cast("double (*)(const avxbuf_buffer *, int, int64_t)", c.start)
   local c_get_count = cast("double (*)(const avxbuf_buffer *, uint32_t, int, int64_t)", c.get)
-  -- Read live: configure() rewrites them in place.
-  local copy_upto = cast("const int *", c.copy_inline_upto)
-  local fill_upto = cast("const int *", c.fill_inline_upto)
-  if copy_upto[0] > 64 or fill_upto[0] > 64 then   -- what the movers above can move
-    error("avxbuf.ffi: this avxbuf.so inlines moves of more than 64 bytes")
-  end
   local methods = MT.__index
   local c_copy, c_zero, c_fill = avxbuf.copy, avxbuf.zero, avxbuf.fill
   local c_put, c_resize = methods.put, methods.resize
-  local c_kernel, c_kernels = avxbuf.kernel, avxbuf.kernels
 
   local layout = c.layout
   for _, field in ipairs { "len", "data", "cap", "gen" } do
@@ -456,15 +402,6 @@ return function(avxbuf, c)
     return p
   end
 
-  -- The moves the plan lets a caller inline (up to 64 bytes, where its
-  -- kernel is a vector one: src/dispatch.h) are done here; every other
-  -- size calls C, which picks the kernel.
-  local function ffi_copies(n, overlap)
-    return not overlap and n <= copy_upto[0]
-  end
-  local function ffi_fills(n)
-    return n <= fill_upto[0]
-  end
   do
     local probe = avxbuf.from("avxbuf")
     local p = as_buffer(probe)
@@ -473,53 +410,63 @@ return function(avxbuf, c)
     end
   end
 
-  -- true when done; false to let the C function do it. The ranges and
-  -- defaults are C's (c_copy_from_*, c_fill_args: src/lluajit.c), which
-  -- check and move in one call, or leave a move the plan lets a caller
-  -- inline to the movers; this only tests types and passes the default
-  -- index C exports (FIRST) and, for an absent n, C's ABSENT. The
-  -- generations are read before the call: a count C gave holds while they
-  -- do, and the tests of C's answer are guards, where a trace exit can run
-  -- a finalizer (lj_trace_exit) that frees either buffer; read after them,
-  -- the movers wrote into the empty buffer's read-only bytes
-  -- (spec/gc_spec.lua's trace exit test).
+  -- copy, zero and fill. The plain form (every index and count given,
+  -- whole, the range within the bytes; a copy from another buffer or a
+  -- string) is one call to the kernel the plan picks (c_move, c_set: no
+  -- checks in C), made after the generation check. Its filter only
+  -- admits: the range rule and every error stay C's. Anything else goes
+  -- to C's checking entries (c_copy_from_*, c_fill_args: defaults, copies
+  -- within one buffer, ranges C refuses), which check and move in one call,
+  -- or, refused there, to the C function, which raises. One call whatever
+  -- the size: a move inline in the trace for small sizes was a branch on
+  -- the size, and a loop whose sizes crossed it left its trace for a side
+  -- trace at every crossing (docs/luajit.md). true when done.
   local function fast_copy(dst, di, src, si, n)
     local d = as_buffer(dst)
-    if not d or not index(di) then return false end
+    if d == nil or not index(di) then return false end
+    if index(si) and index(n) and di >= 1 and si >= 1 and n >= 0 then
+      local g = d.gen
+      local s, sg, sp
+      if type(src) == "string" then
+        sp = n <= #src - (si - 1) and cast(bytep, src)
+      else
+        s = as_buffer(src)
+        if s ~= nil and s ~= d then sg = s.gen; sp = n <= s.len - (si - 1) and s.data end
+      end
+      if sp and n <= d.len - (di - 1) then
+        local dp = d.data + (di - 1)
+        sp = sp + (si - 1)
+        if d.gen == g and (s == nil or s.gen == sg) then
+          c_move(plan, dp, sp, n)
+          d.gen = g + 1   -- bytes changed (src/lmodule.h's buffer_wrote)
+          return true
+        end
+      end
+    end
     if si == nil then si = FIRST elseif not index(si) then return false end
     if n == nil then n = ABSENT elseif not index(n) then return false end
-    local dgen = d.gen
-    local s, sgen, r
-    if type(src) == "string" then
-      r = c_copy_from_string(d, src, #src, di, si, n)
-    else
-      s = as_buffer(src)
-      if not s then return false end
-      sgen = s.gen
-      r = c_copy_from_buffer(d, s, di, si, n)
-    end
-    if r < 0 then return false end
-    if r % 2 == 1 then return true end
-    local count = r / 2
-    local w = width(count)
-    local dp = d.data + (di - 1)
-    local sp = (s and s.data or cast(bytep, src)) + (si - 1)
-    return copy_width[w](dp, sp, dp + (count - w), sp + (count - w), d, dgen, s, sgen)
+    if type(src) == "string" then return c_copy_from_string(d, src, #src, di, si, n) == DONE end
+    local s = as_buffer(src)
+    return s ~= nil and c_copy_from_buffer(d, s, di, si, n) == DONE
   end
 
   local function fast_fill(buf, byte, i, n)
     local b = as_buffer(buf)
-    if not b or not index(byte) then return false end
+    if b == nil or not index(byte) then return false end
+    if index(i) and index(n) and byte >= 0 and byte <= 255 and i >= 1 and n >= 0 then
+      local g = b.gen
+      if n <= b.len - (i - 1) then
+        local p = b.data + (i - 1)
+        if b.gen == g then
+          c_set(plan, p, byte, n)
+          b.gen = g + 1
+          return true
+        end
+      end
+    end
     if i == nil then i = FIRST elseif not index(i) then return false end
     if n == nil then n = ABSENT elseif not index(n) then return false end
-    local g = b.gen   -- before the call, as in fast_copy
-    local r = c_fill_args(b, byte, i, n)
-    if r < 0 then return false end
-    if r % 2 == 1 then return true end
-    local count = r / 2
-    local w = width(count)
-    local p = b.data + (i - 1)
-    return fill_width[w](p, p + (count - w), byte, b, g)
+    return c_fill_args(b, byte, i, n) == DONE
   end
 
   -- buf:put of strings and buffers, growing the buffer as C would; anything
@@ -604,13 +551,15 @@ return function(avxbuf, c)
     local total = total_of(old, n, ...)
     if total < 0 then return false end
     local cap = tonumber(b.cap)
-    if total > cap then   -- grown here, by C's rule (src/lluajit.c)
-      if c_grow(b, g, total) == 0 then return false end
-      g = (g + 1) % 4294967296   -- the growth's one step (as in the packer above)
+    if total > cap then   -- grown here, by C's rule (src/lluajit.c): the new generation
+      g = c_grow(b, g, total)
+      if g == STALE then return false end
       cap = tonumber(b.cap)
     end
     -- Bytes past the length are nobody's: an interrupted put leaves no trace.
-    return write_pieces(b, g, cap, old, old, n, ...) == total and commit(b, g, total)
+    if write_pieces(b, g, cap, old, old, n, ...) ~= total or b.gen ~= g then return false end
+    b.len, b.gen = total, g + 1   -- buffer_setlen (src/buffer.h): inline, see docs/luajit.md
+    return true
   end
 
   -- buf:resize(n) where the buffer holds n bytes: C's entry (c_resize_at)
@@ -672,7 +621,7 @@ return function(avxbuf, c)
       if source then
         local chunk = assert(load(source, "=avxbuf.ffi(" .. what .. " " .. fmt .. ")"))
         f = chunk(ffi.typeof, cast, tonumber, band, bit.bswap, bit.rshift, bit.arshift, ffi.string, fcopy, ffill,
-                  as_buffer, index, math.max, c_grow, c_consume, c_path)
+                  as_buffer, index, math.max, c_grow, c_commit, c_consume, STALE, c_path)
       end
       made[fmt], count = f, count + 1
       return f
@@ -762,23 +711,7 @@ return function(avxbuf, c)
     end
     return c_find(buf, needle, init, flag)
   end
-  -- n bytes consumed from the front: within the unread bytes and with
-  -- nothing changed on the way, here; anything else (more than there is,
-  -- after a finalizer shrank the buffer) is c_consume's, which owns the
-  -- rule. The arithmetic stays in int64_t: through Lua numbers (tonumber,
-  -- min) each consumption waited on two conversions of the one before it.
-  local function consume(b, n)
-    local g = b.gen
-    local len = b.len
-    if n <= len then
-      local p, cap, rest = b.data + n, b.cap - n, len - n
-      if b.gen == g then
-        b.data, b.cap, b.len, b.gen = p, cap, rest, g + 1
-        return
-      end
-    end
-    c_consume(b, n)
-  end
+  local consume = c_consume   -- C's rule: n bytes, or all there are
   -- get(n): a count within the length takes those bytes; what any other
   -- takes (n absent, past the end, negative) is C's answer (c_get_count;
   -- n or 0: a placeholder where the flag before it says n is absent),
@@ -939,19 +872,5 @@ return function(avxbuf, c)
       return buf
     end
     return c_put(buf, ...)
-  end
-
-  -- The kernel names, with the moves done here.
-  avxbuf.kernel = function(op, n, which)
-    if which == nil and index(n) and n >= 0 and ((op == "copy" and ffi_copies(n, false))
-                                                  or ((op == "zero" or op == "fill") and ffi_fills(n))) then
-      return "ffi"
-    end
-    return c_kernel(op, n, which)
-  end
-  avxbuf.kernels = function()
-    local list = c_kernels()
-    list[#list + 1] = { name = "ffi", isa = {}, streaming = false, available = true, jit = true }
-    return list
   end
 end
