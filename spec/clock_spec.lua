@@ -75,12 +75,15 @@ local function needs_probe()
   if not ghz then lu.skip("no probe here: " .. why) end
 end
 
--- Where there is no probe, it says why, and licence concludes nothing.
+-- Where there is no probe, it says why (no x86 code in this build; under
+-- qemu-i386, which make test-i386 uses where the kernel refuses 32-bit
+-- code, a TSC whose CPUID says it is not invariant), and licence
+-- concludes nothing.
 function TestClock.test_without_a_probe_it_says_why()
   if h.X86 and not h.QEMU then lu.skip("this machine has the probe") end
   local ghz, why = avxbuf.coreclock()
   lu.assertNil(ghz)
-  lu.assertStrContains(why, "probe")
+  lu.assertStrMatches(why, h.X86 and "the TSC .*" or "the clock probe is x86 code.*")
   lu.assertStrContains(tostring(avxbuf.licence(0.01)), "no conclusion")
 end
 
