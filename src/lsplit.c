@@ -3,8 +3,6 @@
  * separators, so that a program copies only the pieces it keeps. Each
  * iterator keeps a position, not a pointer, and reads the buffer afresh
  * at every step: the loop body may append to it, resize it or free it. */
-#include <string.h>
-
 #include "largs.h"
 #include "lbuffer.h"
 #include "lfuncs.h"
