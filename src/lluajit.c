@@ -44,8 +44,8 @@ static int ffi_copy(buffer *d, size_t n, uint32_t dgen, size_t doff, const buffe
   return 1;
 }
 
-/* What the FFI path's checking entries answer (exported as `done` and
- * `refused`): the work is done, or the C function must take the call (an
+/* What the FFI path's checking entries answer (FFI_DONE exported as
+ * `done`): the work is done, or the C function must take the call (an
  * argument it refuses, and says so; a freed buffer). */
 #define FFI_DONE 1
 #define FFI_REFUSED 0
@@ -98,8 +98,8 @@ static int ffi_fill_args(buffer *b, int64_t byte, int64_t i, int64_t n)
   return FFI_DONE;
 }
 
-/* The plain form's moves past what ffi.lua moves in the trace: n bytes
- * with the kernel the plan picks, and nothing else. ffi.lua checked the
+/* The plain form's moves: n bytes with the kernel the plan picks, and
+ * nothing else. ffi.lua checked the
  * range against the buffer (its filter admits only ranges within it, of
  * two different blocks: no overlap) and the generation right before the
  * call; the plan is the module's, which outlives ffi.lua's functions. */
@@ -338,7 +338,8 @@ static void push_entries(lua_State *L, lmodule *m)
     { "copy_from_string", (uintptr_t)&ffi_copy_from_string }, { "fill_args", (uintptr_t)&ffi_fill_args },
     { "move", (uintptr_t)&ffi_move }, { "set", (uintptr_t)&ffi_set },
     { "resize", (uintptr_t)&ffi_resize }, { "has_specials", (uintptr_t)&avxbuf_match_has_specials },
-    { "consume", (uintptr_t)&ffi_consume }, { "commit", (uintptr_t)&ffi_commit }, { "search", (uintptr_t)&ffi_search }, { "line", (uintptr_t)&ffi_line },
+    { "consume", (uintptr_t)&ffi_consume }, { "commit", (uintptr_t)&ffi_commit },
+    { "search", (uintptr_t)&ffi_search }, { "line", (uintptr_t)&ffi_line },
     { "split", (uintptr_t)&ffi_split }, { "start", (uintptr_t)&ffi_start }, { "get", (uintptr_t)&ffi_get },
   };
   lua_createtable(L, 0, 16);

@@ -51,7 +51,7 @@ local function index(i) return type(i) == "number" and i % 1 == 0 and i >= -EXAC
 -- buf:unpack compiled: a format becomes Lua source of its own (its fields'
 -- loads in order, typed), once, from the ops src/packfmt.c makes of it (C's
 -- pack_ops), so the format language lives in C alone. Each load follows a
--- check of the generation, as the movers do; a string read may run the
+-- check of the generation, as copy and fill do; a string read may run the
 -- collector, which the next check sees. Anything it does not read as the C
 -- function would (another byte order, integer sizes other than 1, 2, 4, 8,
 -- z, a negative index, a short buffer, a changed generation) makes it
