@@ -76,7 +76,7 @@ $(BUILD)/emul/obj/%.o: src/%.c $(HDR)
 	$(CC) $(CFLAGS) $(AVXBUF_CFLAGS) $(EMUL_CFLAGS) -c $< -o $@
 
 # The Lua code compiled into the module (src/lembed.c: .incbin).
-EMBEDDED_LUA = lua/avxbuf/ffi.lua lua/avxbuf/tune.lua lua/avxbuf/stats.lua lua/avxbuf/licence.lua
+EMBEDDED_LUA = lua/avxbuf/ffi.lua lua/avxbuf/ffi_format.lua lua/avxbuf/tune.lua lua/avxbuf/stats.lua lua/avxbuf/licence.lua
 $(BUILD)/obj/lembed.o $(BUILD)/emul/obj/lembed.o: $(EMBEDDED_LUA)
 
 $(BUILD)/avxbuf.so: $(NATIVE_OBJ)

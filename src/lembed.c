@@ -1,5 +1,6 @@
-/* The Lua code avxbuf runs (lua/avxbuf/ffi.lua, the LuaJIT path, and
- * lua/avxbuf/tune.lua, licence.lua and the stats.lua they use) is part of the shared object, so that require
+/* The Lua code avxbuf runs (lua/avxbuf/ffi.lua and ffi_format.lua, the
+ * LuaJIT path, and lua/avxbuf/tune.lua, licence.lua and the stats.lua they
+ * use) is part of the shared object, so that require
  * "avxbuf" gives the same module whatever package.path says. The
  * assembler's .incbin takes the files as they are: LuaRocks' builtin build,
  * which compiles from the source tree's top like the Makefile, can run no
@@ -17,6 +18,7 @@
   extern const char sym[], sym##_end[];
 
 EMBED(avxbuf_lua_ffi, "lua/avxbuf/ffi.lua")
+EMBED(avxbuf_lua_ffi_format, "lua/avxbuf/ffi_format.lua")
 EMBED(avxbuf_lua_tune, "lua/avxbuf/tune.lua")
 EMBED(avxbuf_lua_stats, "lua/avxbuf/stats.lua")
 EMBED(avxbuf_lua_licence, "lua/avxbuf/licence.lua")
@@ -25,6 +27,7 @@ static const struct {
   const char *name, *chunkname, *start, *end;
 } embedded[] = {
   { "avxbuf.ffi", "@lua/avxbuf/ffi.lua", avxbuf_lua_ffi, avxbuf_lua_ffi_end },
+  { "avxbuf.ffi_format", "@lua/avxbuf/ffi_format.lua", avxbuf_lua_ffi_format, avxbuf_lua_ffi_format_end },
   { "avxbuf.tune", "@lua/avxbuf/tune.lua", avxbuf_lua_tune, avxbuf_lua_tune_end },
   { "avxbuf.stats", "@lua/avxbuf/stats.lua", avxbuf_lua_stats, avxbuf_lua_stats_end },
   { "avxbuf.licence", "@lua/avxbuf/licence.lua", avxbuf_lua_licence, avxbuf_lua_licence_end },

@@ -379,8 +379,13 @@ void avxbuf_luajit_install(lua_State *L, lmodule *m)
     if (loaded && lua_isfunction(L, -1)) {
       lua_pushvalue(L, -2);                       /* the module */
       push_entries(L, m);
-      on = lua_pcall(L, 2, 0, 0) == LUA_OK;
-      if (!on) lua_pop(L, 1);                     /* the error: keep the C path */
+      if (avxbuf_require_embedded(L, "avxbuf.ffi_format")) {
+        lua_setfield(L, -2, "format");            /* the code pack and unpack make per format */
+        on = lua_pcall(L, 2, 0, 0) == LUA_OK;
+        if (!on) lua_pop(L, 1);                   /* the error: keep the C path */
+      } else {
+        lua_pop(L, 4);                            /* the error, the entries, the module, avxbuf.ffi */
+      }
     } else {
       lua_pop(L, 1);                              /* the error, or what it gave */
     }
