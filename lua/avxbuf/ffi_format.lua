@@ -48,7 +48,10 @@ end
 local ARGS = { "cast", "tonumber", "band", "bswap", "rshift", "arshift", "fstring", "fcopy", "ffill", "as_buffer",
                "index", "max", "grow", "commit", "consume", "STALE", "c_path" }
 local function format_code_head()
-  local head, types = { "local ffi_typeof, " .. table.concat(ARGS, ", ") .. " = ..." }, {}
+  local fields = {}
+  for k, name in ipairs(ARGS) do fields[k] = "env." .. name end
+  local head, types = { "local ffi_typeof, env = ...",
+                        "local " .. table.concat(ARGS, ", ") .. " = " .. table.concat(fields, ", ") }, {}
   return head, function(ctype)
     if not types[ctype] then
       types[ctype] = true
@@ -310,8 +313,6 @@ return function(what, fmt, ops, env)
   local source
   if what == "pack" then source = pack_source(ops) else source = unpack_source(ops, what == "stream") end
   if not source then return nil end
-  local values = {}
-  for k, name in ipairs(ARGS) do values[k] = env[name] end
   local chunk = assert(load(source, "=avxbuf.ffi(" .. (what == "stream" and "unpack" or what) .. " " .. fmt .. ")"))
-  return chunk(ffi.typeof, unpack(values, 1, #ARGS))
+  return chunk(ffi.typeof, env)
 end
