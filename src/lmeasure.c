@@ -172,19 +172,22 @@ static int clock_unusable(lua_State *L)
 /* The TSC ticks of us microseconds. */
 static uint64_t ticks_of(lua_Integer us) { return (uint64_t)((double)us * 1e-6 * avxbuf_tsc_hz()); }
 
-/* avxbuf.coreclock([adds [, quick]]) -> GHz, {add_ghz, imul_ghz, ratio, agree,
- * tsc_ghz, seconds} | nil, reason. Five windows of each chain, interleaved;
- * each chain's highest reading is kept, as an interrupt inside a window
- * only ever lowers it (a window of one chain is ~30 us: the host takes the
- * CPU or another thread shares its core now and then, and an interleaved
- * window of each is then far apart). ratio: imul's best over add's best;
- * agree: within 2%. quick: no warm-up and one window of each,
- * to read the clock that the work just done left (a benchmark's row). */
+/* avxbuf.coreclock([adds [, windows]]) -> GHz, {add_ghz, imul_ghz, ratio,
+ * agree, tsc_ghz, seconds} | nil, reason. Five windows of each chain,
+ * interleaved; each chain's highest reading is kept, as an interrupt inside
+ * a window only ever lowers it (a window of one chain is ~30 us: the host
+ * takes the CPU or another thread shares its core now and then, and an
+ * interleaved window of each is then far apart). ratio: imul's best over
+ * add's best; agree: within 2%. windows (1 to 64): no warm-up and that many
+ * windows of each, to read the clock that the work just done left (a
+ * benchmark's reading, inside the ~0.7 ms a lower licence is held). */
 static int l_coreclock(lua_State *L)
 {
   lua_Integer adds = optint(L, 1, DEFAULT_ADDS);
   luaL_argcheck(L, adds >= MIN_ADDS && adds <= MAX_ADDS, 1, "adds must be an integer from 1600 to 2^30");
-  int quick = lua_toboolean(L, 2), windows = quick ? 1 : 5;
+  int quick = !lua_isnoneornil(L, 2);
+  lua_Integer windows = optint(L, 2, 5);
+  luaL_argcheck(L, windows >= 1 && windows <= 64, 2, "windows must be an integer from 1 to 64");
   int fail = clock_unusable(L);
   if (fail) return fail;
   uint64_t r_add = (uint64_t)adds / AVXBUF_CHAIN_UNROLL;
@@ -194,7 +197,7 @@ static int l_coreclock(lua_State *L)
    * and a core that was idle brought to its running clock. */
   uint64_t warm = quick ? 0 : ticks_of(1000), t0 = avxbuf_tsc();
   while (avxbuf_tsc() - t0 < warm) avxbuf_chain_add(64);
-  for (int i = 0; i < windows; i++) {
+  for (lua_Integer i = 0; i < windows; i++) {
     double a = window_ghz(r_add);
     double m = avxbuf_chain_ghz(r_imul, avxbuf_chain_imul(r_imul), AVXBUF_IMUL_CYCLES);
     if (a > add) add = a;
