@@ -1,9 +1,13 @@
--- The transform workload: every kernel produces the reference output, and
--- bench/transform.lua --quick completes with the documented JSON.
+-- The transform workload: every kernel produces the reference output,
+-- the clock verdict (bench/lib/clockverdict.lua) holds on synthetic
+-- readings whose truth is known, and bench/transform.lua --quick completes
+-- with the documented JSON.
 local lu = require "luaunit"
 local h = require "helpers"
 local avxbuf = h.avxbuf
 local transform = require "transform"
+local clockverdict = require "clockverdict"
+local licence = require "avxbuf.licence"
 
 TestTransform = {}
 TestTransform.tearDown = avxbuf.reset
@@ -36,6 +40,94 @@ function TestTransform.test_every_kernel_matches_the_reference()
     local got = transform.with_avxbuf(avxbuf, docs)()
     lu.assertEquals(string.format("%08x", got), string.format("%08x", want), cfg.name)
   end
+end
+
+-- Synthetic readings as bench/transform.lua takes them: 10 rounds of 7
+-- rows, 15 readings per row per round, each the best of 5 windows (as
+-- avxbuf.coreclock(adds, 5) keeps it). A row's clock in a round is the
+-- host's that round (sd 1%, shared) times its own jitter (sd 0.3%) times
+-- its true ratio; a window reads it with noise of sd 0.2%. Two generators,
+-- so that the same set can be drawn with and without sunk windows: in
+-- `sunk` of the windows (or, with whole, of the readings: every window of
+-- one) an interrupt sinks the reading to 0.2-0.8x.
+local ROWS = { "default", "use_avx=3", "use_avx=2", "max_vector_size=32", "vector_zeroing=false", "use_avx=0", "libc" }
+local function synthetic(set, truth, sunk, whole)
+  local noise, hit = h.rng(1000 + set), h.rng(5000 + set)
+  local function u(r) return (r(2 ^ 30) + 0.5) / 2 ^ 30 end
+  local function normal(r) return math.sqrt(-2 * math.log(u(r))) * math.cos(2 * math.pi * u(r)) end
+  local rows = {}
+  for i, name in ipairs(ROWS) do rows[i] = { name = name, rounds = {} } end
+  for k = 1, 10 do
+    local host = 3.5 * (1 + 0.01 * normal(noise))
+    for i, row in ipairs(rows) do
+      local ghz = host * (1 + 0.003 * normal(noise)) * (truth[i] or 1)
+      local readings = {}
+      for j = 1, 15 do
+        local sink_all, best = whole and u(hit) < sunk, 0
+        for _ = 1, 5 do
+          local v = ghz * (1 + 0.002 * normal(noise))
+          if sink_all or (not whole and u(hit) < sunk) then v = v * (0.2 + 0.6 * u(hit)) end
+          best = math.max(best, v)
+        end
+        readings[j] = best
+      end
+      row.rounds[k] = clockverdict.median(readings)
+    end
+  end
+  return rows
+end
+
+-- How many sets may name a row that has no drop: the rule's false alarms
+-- at this jitter (~1 set in 100, sunk windows or not).
+local SETS = h.LIGHT and 20 or 100
+local FALSE_ALARMS = math.floor(SETS / 50)
+
+-- Sunk windows (up to 20%), or whole readings (5%: all their windows), move no ratio
+-- and not the bound by as much as the noise floor from the same set's
+-- without them, and name a row no more often than clean readings do.
+function TestTransform.test_clock_verdict_ignores_sunk_windows()
+  for _, case in ipairs { { sunk = 0.2 }, { sunk = 0.05, whole = true } } do
+    local what = string.format("%.0f%% of %s sunk", 100 * case.sunk, case.whole and "readings" or "windows")
+    local named = 0
+    for set = 1, SETS do
+      local clean = clockverdict.decide(synthetic(set, {}, 0))
+      local v = clockverdict.decide(synthetic(set, {}, case.sunk, case.whole))
+      for i = 2, #ROWS do
+        lu.assertTrue(math.abs(v.rows[i].ratio - clean.rows[i].ratio) < licence.FLOOR, what)
+      end
+      if #v.named > 0 then
+        named = named + 1
+      else
+        lu.assertStrContains(v.text, "no clock difference beyond +-")
+        lu.assertTrue(math.abs(v.bound - clean.bound) < licence.FLOOR,
+                      string.format("%s: bound %.4f, %.4f without", what, v.bound, clean.bound))
+      end
+    end
+    lu.assertTrue(named <= FALSE_ALARMS, string.format("%s: %d of %d sets name a row", what, named, SETS))
+  end
+end
+
+-- A real 3% drop of one row, with 20% of windows sunk, is named with its
+-- interval, which holds the true ratio in most sets.
+function TestTransform.test_clock_verdict_names_a_3_percent_drop()
+  local covered = 0
+  for set = 1, SETS do
+    local v = clockverdict.decide(synthetic(set, { 1, 0.97 }, 0.2))
+    lu.assertTrue(v.rows[2].drop, v.text)
+    lu.assertEquals(v.named[1], v.text:match("^use_avx=3: the core ran at 0%.9%d%dx the clock of default "
+                                             .. "%[0%.9%d%d%-0%.9%d%d%]"))
+    local r = v.rows[2]
+    if r.ci[1] <= 0.97 and 0.97 <= r.ci[2] then covered = covered + 1 end
+  end
+  lu.assertTrue(covered >= 0.8 * SETS, covered .. " of " .. SETS .. " intervals hold 0.97")
+end
+
+function TestTransform.test_clock_verdict_needs_rounds()
+  local v = clockverdict.decide { { name = "a", rounds = { 3, 3, 3 } }, { name = "b", rounds = { 2, 2, 0 } } }
+  lu.assertNil(v.bound)
+  lu.assertStrContains(v.text, "too few rounds")
+  lu.assertEquals(clockverdict.median { 0, 3, 0 / 0, 4, 5 }, 4)
+  lu.assertEquals(clockverdict.median { 0 }, 0)
 end
 
 function TestTransform.test_bench_quick_json()

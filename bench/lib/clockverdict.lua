@@ -1,0 +1,74 @@
+-- The clock verdict of bench/transform.lua, a pure function of readings
+-- (spec/transform_spec.lua tries it on synthetic ones). A reading is the
+-- best of k windows of the probe (avxbuf.coreclock(adds, k)), taken
+-- several times through a row's work in each round; a round's clock is
+-- the median of its readings, and each row's clock is compared with the
+-- first row's, paired by round, as the times are (lua/avxbuf/stats.lua).
+-- Plain Lua 5.1 syntax, as stats.lua.
+local stats = require "avxbuf.stats"
+local licence = require "avxbuf.licence"
+
+local M = {}
+
+-- A positive, finite number: a reading the probe could time.
+local function usable(v) return type(v) == "number" and v > 0 and v < math.huge end
+
+-- The median of the usable values, or 0 when there is none: a round's
+-- clock from its readings (so that a reading an interrupt sank in every
+-- window moves it by one rank, not by its depth), and a row's from its
+-- rounds.
+function M.median(values)
+  local ok = {}
+  for _, v in ipairs(values) do
+    if usable(v) then ok[#ok + 1] = v end
+  end
+  return licence.median(ok) or 0
+end
+
+-- rows: {{name = ..., rounds = {clock of each round}}, ...}, the first the
+-- baseline; a round without a usable value on either side is left out of
+-- that pair. A row is named where its 95% interval against the baseline
+-- excludes 1 and its ratio lies below 1 - licence.FLOOR (the probe's own
+-- resolution, with room for a bias between rows: docs/clock.md); the
+-- bound is the farthest any other row's interval reaches from 1, and at
+-- least that floor.
+-- -> {rows = {[i] = {ratio, ci, drop, rounds}} (i >= 2), named = {row
+-- texts}, bound = fraction or nil (too few rounds), text}
+function M.decide(rows)
+  local base, out, named, bound = rows[1], { rows = {} }, {}, licence.FLOOR
+  for i = 2, #rows do
+    local a, b = {}, {}
+    for k = 1, math.min(#base.rounds, #rows[i].rounds) do
+      if usable(base.rounds[k]) and usable(rows[i].rounds[k]) then
+        a[#a + 1], b[#b + 1] = base.rounds[k], rows[i].rounds[k]
+      end
+    end
+    local r = stats.ratio(a, b)
+    local v = { ratio = r.ratio, ci = r.ci, rounds = #a, drop = false }
+    out.rows[i] = v
+    if not r.ci then
+      bound = nil
+    else
+      v.drop = r.ci[2] < 1 and r.ratio < 1 - licence.FLOOR
+      if v.drop then
+        named[#named + 1] = string.format("%s: the core ran at %.3fx the clock of %s [%.3f-%.3f]", rows[i].name,
+                                          r.ratio, base.name, r.ci[1], r.ci[2])
+      elseif bound then
+        bound = math.max(bound, 1 - r.ci[1], r.ci[2] - 1)
+      end
+    end
+  end
+  out.named, out.bound = named, bound
+  if #named > 0 then
+    out.text = table.concat(named, "; ")
+  elseif #rows < 2 then
+    out.text = "one row: nothing to compare"
+  elseif not bound then
+    out.text = "too few rounds for a clock interval (at least 6 are needed)"
+  else
+    out.text = string.format("no clock difference beyond +-%.1f%%", 100 * bound)
+  end
+  return out
+end
+
+return M
