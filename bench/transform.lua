@@ -1,6 +1,7 @@
 -- What does each vector width cost a Lua program on this machine, and is the
 -- core being downclocked? Runs the xml.transform analog (bench/lib/transform.lua)
--- once per configuration row, with licence counters and effective frequency.
+-- once per configuration row, with licence counters and the core's clock
+-- (counters where they exist, and the probe, read through each row's work).
 -- Rows are measured in interleaved rounds and compared with the first one,
 -- each with a 95% confidence interval (lua/avxbuf/stats.lua says how).
 -- lua5.4 bench/transform.lua [--quick] [--rounds N] [--seconds S] [--warmup N]
@@ -12,6 +13,8 @@ local bench = require "harness"
 local transform = require "transform"
 local stats = require "avxbuf.stats"
 local licence = require "avxbuf.licence"
+local clockverdict = require "clockverdict"
+local seed = require "seed"
 
 local parser = cli.argparse("transform.lua", "xml.transform analog: throughput per vector width, with licence counters")
 parser:option("--rounds", "measured rounds (every row once per round); default 15, 10 with --quick")
@@ -84,6 +87,15 @@ local function aperf_mperf()
   return { a, m }
 end
 
+-- A clock reading: the best of PROBE_WINDOWS windows of PROBE_ADDS adds
+-- (and of imuls as long), ~50 us at 3.5 GHz, well inside the ~650 us a
+-- lower licence is held after the last wide instruction, so that an
+-- interrupt in one window does not sink it.
+local PROBE_ADDS, PROBE_WINDOWS = 16000, 5
+
+-- Where the clock comes from, best first.
+local SOURCES = { "cycles/ref-cycles", "APERF/MPERF", "probe" }
+
 local docs = transform.documents(args.quick)
 local doc_bytes = 0
 for _, d in ipairs(docs) do doc_bytes = doc_bytes + #d.xml end
@@ -110,10 +122,19 @@ local am, am_why = aperf_mperf()
 print("# APERF/MPERF: " .. (am and "readable" or ("unavailable: " .. am_why)))
 local probe_ghz, probe = licence.selfcheck(avxbuf)
 local probe_text = probe_ghz and string.format("# probe: GHz from a dependent-add chain timed by the TSC, read "
-  .. "right after each row's work; its self-check (an imul chain) read %.4f of it before the run%s; "
-  .. "GHz = cycles/ref-cycles or APERF/MPERF where counters exist", probe.ratio,
-  probe.agree and "" or ", OUTSIDE 2%: the probe's readings are not to be trusted")
+  .. "after each document of each row's work; its self-check (an imul chain) read %.4f of it before the run%s",
+  probe.ratio, probe.agree and "" or ", OUTSIDE 2%: the probe's readings are not to be trusted")
   or ("# probe: unavailable: " .. probe)
+
+-- The readings of the row being measured (nil outside its timed work),
+-- and the seconds each took.
+local readings, reading_secs = nil, {}
+local function read_clock()
+  if not readings then return end
+  local t0 = counters.clock()
+  readings[#readings + 1] = avxbuf.coreclock(PROBE_ADDS, PROBE_WINDOWS) or 0
+  reading_secs[#reading_secs + 1] = counters.clock() - t0
+end
 
 local row_specs = {}
 if args.rows then
@@ -144,7 +165,8 @@ for _, spec in ipairs(row_specs) do
     avxbuf.reset()
     row.settings = avxbuf.configure(knobs)
     row.kernels = { copy_1KiB = avxbuf.kernel("copy", 1024), zero_64KiB = avxbuf.kernel("zero", 65536) }
-    row.op = transform.with_avxbuf(avxbuf, docs)
+    row.knobs = knobs
+    row.op = transform.with_avxbuf(avxbuf, docs, probe_ghz and read_clock)
     local crc = row.op()
     row.checksum = string.format("%08x", crc)
     if crc ~= ref_crc then
@@ -152,7 +174,8 @@ for _, spec in ipairs(row_specs) do
     end
     for _ = 1, warmup do row.op() end
     row.wall, row.cpu, row.counters, row.time_enabled, row.time_running = {}, {}, {}, 0, 0
-    row.probe = {}
+    row.clock_rounds, row.probe_readings, row.reading_seconds = {}, {}, 0
+    for _, source in ipairs(SOURCES) do row.clock_rounds[source] = {} end
     row.group = counters.open(EVENT_NAMES)
     rows[#rows + 1] = row
   end
@@ -179,20 +202,26 @@ repeat
     avxbuf.configure(row.settings)
     collectgarbage("collect")
     local am0 = aperf_mperf()
+    readings = {}
+    local first = #reading_secs
     row.group:start()
     local c0, t0 = os.clock(), counters.clock()
-    row.op()
+    row.op()   -- with its clock readings, which the time includes (their share is printed)
     local dt, dc = counters.clock() - t0, os.clock() - c0
-    accumulate(row, row.group:stop())
-    -- the clock the row's own work left, read at once (inside the ~0.7 ms
-    -- a lower licence is held), outside the timed part
-    row.probe[#row.probe + 1] = avxbuf.coreclock(nil, true) or nil
+    local c = row.group:stop()
     local am1 = aperf_mperf()
-    if am0 and am1 then
-      row.aperf = (row.aperf or 0) + am1[1] - am0[1]
-      row.mperf = (row.mperf or 0) + am1[2] - am0[2]
-    end
-    row.wall[#row.wall + 1], row.cpu[#row.cpu + 1] = dt, dc
+    accumulate(row, c)
+    local k = #row.wall + 1
+    -- every source's clock of this round, 0 where it gave none
+    local cy, ref = c.events.cycles and c.events.cycles.value, c.events["ref-cycles"] and c.events["ref-cycles"].value
+    row.clock_rounds["cycles/ref-cycles"][k] = cy and ref and ref > 0 and ghz and cy / ref * ghz or 0
+    row.clock_rounds["APERF/MPERF"][k] = am0 and am1 and am1[2] > am0[2] and ghz
+                                    and (am1[1] - am0[1]) / (am1[2] - am0[2]) * ghz or 0
+    row.clock_rounds.probe[k] = clockverdict.median(readings)
+    row.probe_readings[k] = readings
+    for i = first + 1, #reading_secs do row.reading_seconds = row.reading_seconds + reading_secs[i] end
+    readings = nil
+    row.wall[k], row.cpu[k] = dt, dc
   end
   local done = #rows == 0 or (#rows[1].wall >= min_rounds and counters.clock() - started >= seconds * #rows)
 until done
@@ -213,17 +242,30 @@ for i, row in ipairs(rows) do
     half_widths[#half_widths + 1] = r.ci and math.max(r.ci[2] / r.ratio, r.ratio / r.ci[1]) - 1 or math.huge
   end
 end
--- The probe's clock of each row against the first's, paired by round as
--- the times are; a lower clock is named where the interval excludes 1 and
--- the ratio is lower than the probe's floor (lua/avxbuf/licence.lua).
-for i, row in ipairs(rows) do
-  row.probe_ghz = #row.probe > 0 and bench.median(row.probe) or nil
-  if i > 1 and #row.probe == #base.probe and #row.probe > 0 then
-    local r = stats.ratio(base.probe, row.probe)
-    row.clock = { ratio = r.ratio, ci = r.ci, drop = r.ci ~= nil and r.ci[2] < 1 and r.ratio < 1 - licence.FLOOR,
-                  bound = r.ci and math.max(1 - r.ci[1], r.ci[2] - 1, licence.FLOOR) or nil }
+-- Every source that gave each row a clock, with its verdict on the rows
+-- (bench/lib/clockverdict.lua); the best of them is the GHz column's.
+local clock = { verdicts = {} }
+for _, source in ipairs(SOURCES) do
+  local read = #rows > 0
+  for _, row in ipairs(rows) do read = read and clockverdict.median(row.clock_rounds[source]) > 0 end
+  if read then
+    clock.source = clock.source or source
+    local vrows = {}
+    for i, row in ipairs(rows) do vrows[i] = { name = row.name, rounds = row.clock_rounds[source] } end
+    clock.verdicts[source] = clockverdict.decide(vrows)
   end
 end
+for i, row in ipairs(rows) do
+  row.clock = { source = clock.source, sources = {} }
+  for source, v in pairs(clock.verdicts) do
+    local r = v.rows[i] or {}
+    row.clock.sources[source] = { ghz = clockverdict.median(row.clock_rounds[source]), ratio = r.ratio, ci = r.ci,
+                                  drop = r.drop }
+  end
+  for key, value in pairs(row.clock.sources[clock.source] or {}) do row.clock[key] = value end
+end
+for _, v in pairs(clock.verdicts) do v.rows = nil end   -- each row has its own
+results.clock = clock
 if #spreads > 0 then
   local detectable = math.max(table.unpack(half_widths))
   results.noise = { per_round_sd = bench.median(spreads), detectable = detectable < math.huge and detectable or nil }
@@ -233,9 +275,26 @@ if #spreads > 0 then
       or "too few rounds for any interval (at least 6 are needed)"))
 end
 
-print(string.format("\n%-32s %9s %15s %7s %15s  %-12s %9s %6s %6s %15s  %s", "row", "ops/min", "min-max",
-                    "ratio", "95% CI", "difference", "checksum", "GHz", "probe", "clock 95% CI",
-                    "lvl0 / lvl1 / lvl2 / throttle"))
+-- What the readings cost: the share of the rows' time they took.
+if probe_ghz and #rows > 0 then
+  local wall, secs = 0, 0
+  for _, row in ipairs(rows) do
+    for _, t in ipairs(row.wall) do wall = wall + t end
+    secs = secs + row.reading_seconds
+  end
+  clock.readings = { per_round = #docs, adds = PROBE_ADDS, windows = PROBE_WINDOWS,
+                     seconds = bench.median(reading_secs), share = secs / wall }
+  print(string.format("# clock readings: %d per row per round, one after each document; each the best of %d windows "
+    .. "of %d adds and %d of imuls as long, %.0f us for all of them (median); the readings took %.2f%% of the rows' "
+    .. "time, which includes them", #docs, PROBE_WINDOWS, PROBE_ADDS, PROBE_WINDOWS,
+    1e6 * clock.readings.seconds, 100 * clock.readings.share))
+end
+
+-- The probe beside the counters, as the second way, where they exist.
+local second = clock.source ~= "probe" and clock.verdicts.probe and "probe" or nil
+print(string.format("\n%-32s %9s %15s %7s %15s  %-12s %9s %6s %-17s %6s %15s  %s", "row", "ops/min", "min-max",
+                    "ratio", "95% CI", "difference", "checksum", "GHz", "(source)", second and "probe" or "",
+                    "clock 95% CI", "lvl0 / lvl1 / lvl2 / throttle"))
 for _, row in ipairs(results.rows) do
   if row.skipped then
     print(string.format("%-32s skipped: %s", row.name, row.skipped))
@@ -247,15 +306,6 @@ for _, row in ipairs(results.rows) do
     table.sort(sorted)
     row.scores = sorted
     row.score = bench.median(sorted)
-    -- Effective frequency: cycles / ref-cycles x TSC rate, or APERF / MPERF x TSC rate.
-    local cy, ref = row.counters.cycles.value, row.counters["ref-cycles"].value
-    if cy and ref and ref > 0 and ghz then
-      row.ghz, row.ghz_from = cy / ref * ghz, "cycles/ref-cycles"
-    elseif row.mperf and row.mperf > 0 and ghz then
-      row.ghz, row.ghz_from = row.aperf / row.mperf * ghz, "APERF/MPERF"
-    else
-      row.ghz_unavailable = "needs cycles and ref-cycles, or readable APERF/MPERF"
-    end
     local lic = {}
     for _, name in ipairs(LICENCE_COLUMNS) do
       local e = row.counters[name]
@@ -265,16 +315,16 @@ for _, row in ipairs(results.rows) do
     local verdict = not row.ratio and "(baseline)"
       or not row.significant and "none found"
       or row.ratio > 1 and "slower" or "faster"
-    print(string.format("%-32s %9.1f %15s %7s %15s  %-12s %9s %6s %6s %15s  %s%s", row.name, row.score,
+    print(string.format("%-32s %9.1f %15s %7s %15s  %-12s %9s %6s %-17s %6s %15s  %s%s", row.name, row.score,
       string.format("%.1f-%.1f", sorted[1], sorted[#sorted]),
       row.ratio and string.format("%.3f", row.ratio) or "1",
       row.ci and string.format("%.3f-%.3f", row.ci[1], row.ci[2]) or "-", verdict,
-      row.checksum, row.ghz and string.format("%.2f", row.ghz) or "n/a",
-      row.probe_ghz and string.format("%.2f", row.probe_ghz) or "n/a",
-      row.clock and row.clock.ci and string.format("%.3f-%.3f", row.clock.ci[1], row.clock.ci[2])
-        or (row == base and row.probe_ghz and "(baseline)") or "-",
+      row.checksum, row.clock.ghz and string.format("%.2f", row.clock.ghz) or "n/a",
+      "(" .. (row.clock.source or "none here") .. ")",
+      second and string.format("%.2f", row.clock.sources.probe.ghz) or "",
+      row.clock.ci and string.format("%.3f-%.3f", row.clock.ci[1], row.clock.ci[2])
+        or (row == base and row.clock.ghz and "(baseline)") or "-",
       table.concat(lic, " / "), row.multiplexed and "  (multiplexed: estimates)" or ""))
-    row.probe_ghz_from = row.probe_ghz and "probe" or nil
     for name, e in pairs(row.counters) do
       if e.unavailable and not reported[name] then reported[name] = e.unavailable end
     end
@@ -287,6 +337,17 @@ local names = {}
 for name in pairs(reported) do names[#names + 1] = name end
 table.sort(names)
 print(probe_text)
+-- The rows' probe against an independent reading: coreclock() with its
+-- warm-up and longer windows, after the run.
+if clock.verdicts.probe then
+  local gs = {}
+  for i, row in ipairs(rows) do gs[i] = row.clock.sources.probe.ghz end
+  local now = avxbuf.coreclock()
+  clock.independent = { before = probe_ghz, after = now, rows = bench.median(gs) }
+  print(string.format("# probe: the rows' median %.3f GHz; coreclock() (1 ms warm-up, best of 5 windows of 96000 "
+    .. "adds) %.3f GHz before the run, %s after (%+.1f%%)", clock.independent.rows, probe_ghz,
+    now and string.format("%.3f", now) or "n/a", now and 100 * (clock.independent.rows / now - 1) or 0))
+end
 if #names > 0 then
   print("\n# unavailable counters (shown as n/a above):")
   for _, name in ipairs(names) do print(string.format("#   %-30s %s", name, reported[name])) end
@@ -299,6 +360,48 @@ if #rows > 1 and not found then
 end
 print("# ratio: time of the row / time of the first row, Hodges-Lehmann over paired rounds; "
       .. "95% CI by the Wilcoxon signed-rank test (lua/avxbuf/stats.lua)")
+
+-- The seed report's settings beside the rows that stand for them
+-- (bench/lib/seed.lua), each against UseAVX=2 and use_avx=2.
+local function ratio_text(r)
+  if not r then return "-" end
+  return string.format("%.3f %s", r.ratio, r.ci and string.format("[%.3f-%.3f]", r.ci[1], r.ci[2]) or "[no interval]")
+end
+local function licence_counts(row)
+  local v = {}
+  for i, name in ipairs(LICENCE_COLUMNS) do
+    local e = row.counters[name]
+    if not e.value then return "cannot be read here (see above)" end
+    v[i] = fmt_count(e.value)
+  end
+  return table.concat(v, " / ")
+end
+do
+  local srows = {}
+  for i, row in ipairs(rows) do
+    srows[i] = { name = row.name, knobs = row.knobs, times = row.times, counters = licence_counts(row),
+                 clock = clock.source and row.clock_rounds[clock.source] }
+  end
+  local beside, base_name = seed.beside(srows)
+  results.seed = { source = seed.SOURCE, baseline = base_name, clock_source = clock.source, settings = {} }
+  print(string.format("\n# the seed report (%s) beside this run's rows; clock (here: %s) and score against "
+    .. "UseAVX=2 / %s:", seed.SOURCE, clock.source or "no source", base_name or "no use_avx=2 row in this run"))
+  local line = "%-26s %-34s %6s %6s   %-32s %-22s %-22s  %s"
+  print(string.format(line, "seed setting", "seed lvl0 / lvl1 / lvl2 / throttle", "clock", "score", "row here",
+                      "clock [95% CI]", "score [95% CI]", "lvl0 / lvl1 / lvl2 / throttle here"))
+  for _, e in ipairs(beside) do
+    local s, v = e.setting, {}
+    for i = 1, 4 do v[i] = s.counters[i] or "-" end
+    print(string.format(line, s.name, table.concat(v, " / ") .. (s.note and " *" or ""),
+      s.clock and string.format("%.3f", s.clock) or "-", s.score and string.format("%.3f", s.score) or "-",
+      e.row and e.row.name or "(no such row in this run)", ratio_text(e.clock), ratio_text(e.score),
+      e.row and e.row.counters or "-"))
+    results.seed.settings[#results.seed.settings + 1] = { name = s.name, counters = s.counters, clock = s.clock,
+      score = s.score, note = s.note, row = e.row and e.row.name, row_clock = e.clock, row_score = e.score,
+      row_counters = e.row and e.row.counters }
+    if s.note then print(string.format("# * %s: %s", s.name, s.note)) end
+  end
+end
 
 -- The one line to act on: the fastest row whose interval excludes the first
 -- row's time, or keep the first (the default, unless --rows said otherwise),
@@ -328,23 +431,13 @@ elseif base then
                      or "too few rounds to tell rows apart (at least 6 are needed)"))
 end
 
--- The clock: each row whose clock is lower beyond the noise, or the bound
--- this run could detect.
-local clock_rows, bound = {}, 0
-for _, row in ipairs(rows) do
-  local c = row.clock
-  if c and c.drop then
-    clock_rows[#clock_rows + 1] = string.format("%s: the core ran at %.3fx the clock of %s [%.3f-%.3f]", row.name,
-      c.ratio, base.name, c.ci[1], c.ci[2])
-  elseif c then
-    bound = math.max(bound, c.bound or math.huge)
-  end
+-- The clock, by the best source (and the probe, the second way, beside
+-- counters): each row whose clock is lower beyond the noise, or the bound
+-- this run's intervals set.
+if clock.source then
+  print(string.format("clock: %s (%s)", clock.verdicts[clock.source].text, clock.source))
+  if second then print(string.format("clock, the second way: %s (probe)", clock.verdicts.probe.text)) end
+elseif #rows > 0 then
+  print("clock: no source here (no counters, and the probe " .. (probe_ghz and "gave no reading" or probe) .. ")")
 end
-if #clock_rows > 0 then
-  print("clock: " .. table.concat(clock_rows, "; "))
-elseif base and base.clock == nil and #rows > 1 then
-  print(bound < math.huge and string.format("clock: no clock difference beyond +-%.1f%% (probe)", 100 * bound)
-        or "clock: too few rounds for a clock interval")
-end
-for _, row in ipairs(rows) do row.probe_ci = row.clock and row.clock.ci end
 if args.json then bench.write_json(args.json, results) end

@@ -8,6 +8,7 @@ local avxbuf = h.avxbuf
 local transform = require "transform"
 local clockverdict = require "clockverdict"
 local licence = require "avxbuf.licence"
+local seed = require "seed"
 
 TestTransform = {}
 TestTransform.tearDown = avxbuf.reset
@@ -170,8 +171,36 @@ function TestTransform.test_bench_quick_json()
         local e = row.counters[name]
         lu.assertTrue(e.value ~= nil or type(e.unavailable) == "string", name)
       end
+      -- the GHz column's source, and every source read, each with a verdict
+      lu.assertEquals(row.clock.source, r.clock.source, row.name)
+      for source, c in pairs(row.clock.sources) do
+        lu.assertTrue(c.ghz > 0.1 and c.ghz < 10, source)
+        lu.assertNotNil(r.clock.verdicts[source], source)
+        lu.assertEquals(#row.clock_rounds[source], 2, source)
+      end
+      if r.clock.verdicts.probe then
+        lu.assertEquals(#row.probe_readings, 2)
+        lu.assertEquals(#row.probe_readings[1], #transform.documents(true))
+      end
     end
   end
+  if r.clock.source then
+    lu.assertStrContains(out, "(" .. r.clock.source .. ")")
+    lu.assertStrContains(out, "\nclock: too few rounds for a clock interval")
+  else
+    lu.assertStrContains(out, "\nclock: no source here")
+  end
+  if r.clock.verdicts.probe then
+    lu.assertTrue(r.clock.readings.share > 0 and r.clock.readings.share < 0.05, r.clock.readings.share)
+    lu.assertStrContains(out, "# clock readings: 15 per row per round")
+  end
+  -- the seed's settings, each beside the row that stands for it
+  lu.assertEquals(#r.seed.settings, #seed.SETTINGS)
+  local stands = {}
+  for i, e in ipairs(r.seed.settings) do stands[i] = e.row end
+  lu.assertEquals(stands, { "use_avx=3 max_vector_size=64", "use_avx=3 max_vector_size=32", "use_avx=2",
+                            "use_avx=3 vector_zeroing=false" })
+  lu.assertEquals(r.seed.baseline, "use_avx=2")
   lu.assertStrContains(out, "# unavailable counters")
   lu.assertStrContains(out, "no difference this machine can detect")
   -- two rounds give no interval: the last line keeps the default, and says why

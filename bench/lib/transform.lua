@@ -457,8 +457,10 @@ function M.fold(crc, s)
 end
 
 -- One operation: parse every document, apply every template, fold every
--- output into the hash. new_writer() gives a writer per output.
-function M.run(docs, new_writer, archive)
+-- output into the hash. new_writer() gives a writer per output; after(),
+-- if given, runs after each document (bench/transform.lua reads the clock
+-- there, through the operation and not only at its end).
+function M.run(docs, new_writer, archive, after)
   local crc, bytes = 0, 0
   for _, doc in ipairs(docs) do
     local tree = M.parse(doc.xml)
@@ -469,6 +471,7 @@ function M.run(docs, new_writer, archive)
       bytes = bytes + #out
       crc = M.fold(crc, out)
     end
+    if after then after() end
   end
   return crc, bytes
 end
@@ -478,12 +481,13 @@ function M.reference(docs)
   return M.run(docs, LuaWriter.new)
 end
 
--- The avxbuf path: returns a function running one operation.
-function M.with_avxbuf(avxbuf, docs)
+-- The avxbuf path: returns a function running one operation (with after
+-- as M.run's).
+function M.with_avxbuf(avxbuf, docs, after)
   local pool = M.buffer_pool(avxbuf, 64 * 1024)
   local archive = avxbuf.new(1024 * 1024)
   local function new_writer() return BufWriter.new(pool) end
-  return function() return M.run(docs, new_writer, archive) end
+  return function() return M.run(docs, new_writer, archive, after) end
 end
 
 return M
