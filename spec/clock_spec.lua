@@ -177,6 +177,8 @@ end
 function TestClock.test_bad_arguments_are_errors()
   lu.assertErrorMsgContains("bad argument #1 to '", avxbuf.coreclock, 5)
   lu.assertErrorMsgContains("(adds must be an integer from 1600", avxbuf.coreclock, 5)
+  lu.assertErrorMsgContains("bad argument #2 to '", avxbuf.coreclock, nil, 0)
+  lu.assertErrorMsgContains("(windows must be an integer from 1 to 64)", avxbuf.coreclock, nil, 65)
   lu.assertErrorMsgContains("(from 1 to 16 rows)", avxbuf.measure_clock,
                             { rows = {}, rounds = 1 })
   lu.assertErrorMsgContains("no kernel 'nope'", avxbuf.measure_clock, { rows = { { kernel = "nope", op = "zero" } },
