@@ -196,7 +196,7 @@ static double ffi_search(const buffer *b, uint32_t gen, int given, int64_t init,
   return p ? 2.0 * (double)(p - b->data) + 1 : 2.0 * (double)b->len;
 }
 
-#define SPLIT_BATCH_MAX 64   /* ffi.lua's batch: 64 offsets and the end */
+#define SPLIT_BATCH_MAX 64   /* ffi.lua's batch (exported: split_batch): the offsets, then the end */
 
 /* split's next steps from offset off of b, in one call: -2 and -1 as
  * ffi_search; else the number n (0..k) of separators sep (m >= 1 bytes)
@@ -358,6 +358,8 @@ static void push_entries(lua_State *L, lmodule *m)
   lua_setfield(L, -2, "first");
   lua_pushnumber(L, (lua_Number)FFI_ABSENT);
   lua_setfield(L, -2, "absent");
+  lua_pushinteger(L, SPLIT_BATCH_MAX);
+  lua_setfield(L, -2, "split_batch");
   lua_pushinteger(L, (lua_Integer)avxbuf_start_offset(0, 0, 0));   /* lines' and split's, init absent */
   lua_setfield(L, -2, "start_default");
   lua_pushcfunction(L, l_pack_ops);

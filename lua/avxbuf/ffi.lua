@@ -486,7 +486,7 @@ return function(avxbuf, c)
       return c_iter()
     end
   end
-  -- split: the separators 64 at a time from c_split_step (one
+  -- split: the separators a batch at a time from c_split_step (one
   -- call), each piece then a read of the batch, which holds while the
   -- buffer's generation is the one it was found at (checked every step:
   -- otherwise found again from the position; every write of bytes steps
@@ -495,9 +495,10 @@ return function(avxbuf, c)
   -- an interpreted ffi.new at every split, more than a short split's
   -- pieces); another's turn finds it again from its position. The batch's
   -- indices are upvalues like the rest: checked before it is read, against
-  -- the literal 64 (src/lluajit.c's SPLIT_BATCH_MAX), which, unlike an
-  -- upvalue, debug.setupvalue cannot replace.
-  local batch_t = ffi.typeof("double[65]")   -- 64 and the last piece's end
+  -- what the batch itself holds (its size, a constant in the trace), so
+  -- that no replaced upvalue can take a read past it. C's batch size
+  -- (SPLIT_BATCH_MAX) offsets, and the last piece's end:
+  local batch_t = ffi.typeof("double[$]", c.split_batch + 1)
   local istype = ffi.istype
   local batch, owner, last_id = batch_t(), 0, 0
   methods.split = function(buf, sep, init)
@@ -512,14 +513,15 @@ return function(avxbuf, c)
       local it, v, at, m, f = c_iter, buf, pos, sep, batch   -- (upvalues 1, 2, 3, 4, 5, in this order)
       if it then return it() end
       local d = as_buffer(v)
-      if d == nil or not index(at) or type(m) ~= "string" or #m == 0 or not istype(batch_t, f)
-         or not (index(nb) and nb >= 0 and nb <= 64 and index(k) and k >= 0) then
+      if d == nil or not index(at) or type(m) ~= "string" or #m == 0 or not istype(batch_t, f) then
         replaced("split")
       end
+      local most = ffi.sizeof(f) / 8 - 1
+      if not (index(nb) and nb >= 0 and nb <= most and index(k) and k >= 0) then replaced("split") end
       if pos < 0 then return end
       local g = d.gen
-      if owner ~= id or g ~= bgen or (k >= nb and nb == 64) then   -- not ours, stale, or used up
-        local r = c_split_step(d, g, pos, sep, #sep, f, 64)
+      if owner ~= id or g ~= bgen or (k >= nb and nb == most) then   -- not ours, stale, or used up
+        local r = c_split_step(d, g, pos, sep, #sep, f, most)
         if r < 0 then
           if r == -1 then
             pos = -1
