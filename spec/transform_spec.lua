@@ -79,9 +79,10 @@ local function synthetic(set, truth, sunk, whole)
 end
 
 -- How many sets may name a row that has no drop: the rule's false alarms
--- at this jitter (~1 set in 100, sunk windows or not).
+-- at this jitter (~1 set in 100, sunk windows or not), and at least one:
+-- the 20 sets of the sanitizer lanes held one.
 local SETS = h.LIGHT and 20 or 100
-local FALSE_ALARMS = math.floor(SETS / 50)
+local FALSE_ALARMS = math.max(1, math.floor(SETS / 50))
 
 -- Sunk windows (up to 20%), or whole readings (5%: all their windows), move no ratio
 -- and not the bound by as much as the noise floor from the same set's
