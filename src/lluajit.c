@@ -99,18 +99,19 @@ static int ffi_fill_args(buffer *b, int64_t byte, int64_t i, int64_t n)
 }
 
 /* The plain form's moves: n bytes with the kernel the plan picks, and
- * nothing else. ffi.lua checked the
- * range against the buffer (its filter admits only ranges within it, of
- * two different blocks: no overlap) and the generation right before the
- * call; the plan is the module's, which outlives ffi.lua's functions. */
-static void ffi_move(const avxbuf_plan *p, unsigned char *d, const unsigned char *s, size_t n)
+ * nothing else. ffi.lua checked the range against the buffer (its filter
+ * admits only ranges within it, of two different blocks: no overlap) and
+ * the generation right before the call; the plan is the module's, which
+ * outlives ffi.lua's functions. n is a size ffi.lua passes as int64_t,
+ * which a double converts to without a branch in the trace. */
+static void ffi_move(const avxbuf_plan *p, unsigned char *d, const unsigned char *s, int64_t n)
 {
-  avxbuf_copy(p, d, s, n, OV_NONE);
+  avxbuf_copy(p, d, s, (size_t)n, OV_NONE);
 }
 
-static void ffi_set(const avxbuf_plan *p, unsigned char *d, int byte, size_t n)
+static void ffi_set(const avxbuf_plan *p, unsigned char *d, int byte, int64_t n)
 {
-  avxbuf_fill(p, d, byte, n);
+  avxbuf_fill(p, d, byte, (size_t)n);
 }
 
 /* resize(n) for the FFI path where b holds n bytes without growing:

@@ -25,18 +25,24 @@ local bytep = ffi.typeof("const unsigned char *")
 local uptr = ffi.typeof("uintptr_t")
 local cast, fcopy, ffill = ffi.cast, ffi.copy, ffi.fill
 local bit = require "bit"
-local band = bit.band
+local band, tobit = bit.band, bit.tobit
 local type, tonumber, select = type, tonumber, select
 -- The raw metatable: getmetatable also looks up __metatable, a hash lookup
 -- the JIT repeated in every iteration of a put loop (-jdump).
 local getmetatable_raw = debug.getmetatable
-local EXACT = 2 ^ 52   -- integers up to this convert to int64_t exactly, sums of three too
 
--- A number C's entries take as an int64_t exactly: the one test every Lua
--- number passes before it meets a C field or argument (what it means, range
--- and all, is C's). A whole number alone is not enough: 2^63 converts to
--- int64_t as a negative number, and 2^63 <= b.len held.
-local function index(i) return type(i) == "number" and i % 1 == 0 and i >= -EXACT and i <= EXACT end
+-- A number C's entries take as an integer: the one test every Lua number
+-- passes before it meets a C field or argument (what it means, range and
+-- all, is C's). An int32 integer: tobit's round trip is exact for those
+-- alone, so 2^63 (which converts to int64_t as a negative number), a NaN,
+-- an infinity or a fraction fail, and so does any number past 2^31, whose
+-- call takes C's path, which handles every size. One add and one compare
+-- in the trace, where a floor and two range compares were three guards in
+-- every operation (docs/luajit.md).
+local function index(i) return type(i) == "number" and tobit(i) == i end
+-- The iterators keep their offsets within index(): a buffer longer than
+-- this is iterated by C's iterators.
+local LONGEST = 2 ^ 31 - 1
 
 -- No pointer or length survives an allocation (src/lmodule.h): run by the
 -- interpreter, every cdata made here (a pointer, a boxed 64-bit length)
@@ -60,8 +66,10 @@ return function(avxbuf, c)
   local c_copy_from_string = cast("int (*)(avxbuf_buffer *, const char *, int64_t, int64_t, int64_t, int64_t)",
                                   c.copy_from_string)
   local c_fill_args = cast("int (*)(avxbuf_buffer *, int64_t, int64_t, int64_t)", c.fill_args)
-  local c_move = cast("void (*)(const void *, unsigned char *, const unsigned char *, size_t)", c.move)
-  local c_set = cast("void (*)(const void *, unsigned char *, int, size_t)", c.set)
+  -- (the count as int64_t: a double converts to it in one instruction in
+  -- the trace, to size_t with a branch)
+  local c_move = cast("void (*)(const void *, unsigned char *, const unsigned char *, int64_t)", c.move)
+  local c_set = cast("void (*)(const void *, unsigned char *, int, int64_t)", c.set)
   local plan, DONE = cast("const void *", c.plan), c.done
   local FIRST, START, ABSENT = c.first, c.start_default, c.absent
   local c_grow = cast("double (*)(avxbuf_buffer *, uint32_t, size_t)", c.grow)
@@ -451,6 +459,8 @@ return function(avxbuf, c)
   -- C's size_t and the data pointer, so it passes index() too. Anything
   -- else (2^64, a NaN, a fraction, set with debug.setupvalue) was not put
   -- there by the iterator; C's iterators (src/lsplit.c) refuse it too.
+  -- Each step hands a buffer that has grown past LONGEST over to C's
+  -- iterator first, so that no offset it stores is past index().
   -- Where an iteration starts: C's offset for init (c_start), or for no
   -- init the offset C exports (START: a call, interpreted, as the
   -- iterator's making is, cost more than a short split's pieces).
@@ -460,7 +470,7 @@ return function(avxbuf, c)
   end
   methods.lines = function(buf, init)
     local b = as_buffer(buf)
-    if b == nil or not (init == nil or index(init)) then return c_lines(buf, init) end
+    if b == nil or not (init == nil or index(init)) or b.len > LONGEST then return c_lines(buf, init) end
     local pos, c_iter = start_of(b, init), nil
     return function()
       local it, v, at = c_iter, buf, pos   -- (upvalues 1, 2, 3, in this order)
@@ -468,6 +478,10 @@ return function(avxbuf, c)
       local d = as_buffer(v)
       if d == nil or not index(at) then replaced("lines") end
       if pos < 0 then return end   -- done: no value, as C's iterator
+      if d.len > LONGEST then
+        c_iter = c_lines(buf, pos + 1)
+        return c_iter()
+      end
       local g = d.gen
       local p = d.data + pos
       local r = c_line(d, g, pos)
@@ -503,7 +517,7 @@ return function(avxbuf, c)
   local batch, owner, last_id = batch_t(), 0, 0
   methods.split = function(buf, sep, init)
     local b = as_buffer(buf)
-    if b == nil or type(sep) ~= "string" or #sep == 0 or not (init == nil or index(init)) then
+    if b == nil or type(sep) ~= "string" or #sep == 0 or not (init == nil or index(init)) or b.len > LONGEST then
       return c_split(buf, sep, init)
     end
     local pos, c_iter = start_of(b, init), nil
@@ -521,7 +535,7 @@ return function(avxbuf, c)
       if pos < 0 then return end
       local g = d.gen
       if owner ~= id or g ~= bgen or (k >= nb and nb == most) then   -- not ours, stale, or used up
-        local r = c_split_step(d, g, pos, sep, #sep, f, most)
+        local r = d.len > LONGEST and -2 or c_split_step(d, g, pos, sep, #sep, f, most)
         if r < 0 then
           if r == -1 then
             pos = -1
