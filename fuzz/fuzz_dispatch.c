@@ -95,16 +95,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   r[K_MEMSET_NONTEMPORAL_THRESHOLD] = AVXBUF_UNSET;   /* fills: twice H_NT's */
   r[K_ZERO_NONTEMPORAL_THRESHOLD] = AVXBUF_UNSET;     /* zero: the policy's rule */
   avxbuf_state_resolve(&st);
-  /* avxbuf_copy's one-load way to the small kernel goes where the picks do,
-   * at both ends of its sizes and at one the input chooses. */
+  /* avxbuf_copy's one-load ways to the small kernel go where the picks do,
+   * at both ends of their sizes and at one the input chooses, whatever the
+   * overlap. */
   const avxbuf_plan *p = &st.plan;
-  size_t ends[] = { AVXBUF_CALL_MIN, AVXBUF_CALL_MAX,
-                    AVXBUF_CALL_MIN + h[H_N] * 7u % (AVXBUF_CALL_MAX - AVXBUF_CALL_MIN + 1) };
-  for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
-    size_t m = ends[i];
-    if (p->copy_call_fn && p->copy_call_fn != avxbuf_pick_copy(p, m, OV_BACKWARD)->copy) abort();
-    if (p->fill_call_fn && (p->fill_call_fn != avxbuf_pick_fill(p, m, 0)->fill
-                            || p->fill_call_fn != avxbuf_pick_fill(p, m, 1)->fill)) abort();
+  const struct { avxbuf_copy_fn copy; avxbuf_fill_fn fill; size_t lo, hi; } ways[] = {
+    { p->copy_call_fn, p->fill_call_fn, AVXBUF_CALL_MIN, AVXBUF_CALL_MAX },
+    { p->copy_mid_fn, p->fill_mid_fn, AVXBUF_CALL_MAX + 1, AVXBUF_MID_MAX } };
+  for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
+    size_t ends[] = { ways[w].lo, ways[w].hi, ways[w].lo + h[H_N] * 7u % (ways[w].hi - ways[w].lo + 1) };
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+      size_t m = ends[i];
+      if (ways[w].copy && (ways[w].copy != avxbuf_pick_copy(p, m, OV_BACKWARD)->copy
+                           || ways[w].copy != avxbuf_pick_copy(p, m, OV_NONE)->copy)) abort();
+      if (ways[w].fill && (ways[w].fill != avxbuf_pick_fill(p, m, 0)->fill
+                           || ways[w].fill != avxbuf_pick_fill(p, m, 1)->fill)) abort();
+    }
   }
 
   uint8_t op = h[H_OP];

@@ -138,6 +138,8 @@ static void plan_small(avxbuf_plan *p)
   p->fill_call_span = p->fill_small_below > p->fill_call_from ? p->fill_small_below - p->fill_call_from : 0;
   p->copy_call_fn = p->copy_small_below > AVXBUF_CALL_MAX ? p->copy_small_fn : NULL;
   p->fill_call_fn = p->fill_small_below > AVXBUF_CALL_MAX ? p->fill_small_fn : NULL;
+  p->copy_mid_fn = p->copy_small_below > AVXBUF_MID_MAX ? p->copy_small_fn : NULL;
+  p->fill_mid_fn = p->fill_small_below > AVXBUF_MID_MAX ? p->fill_small_fn : NULL;
 }
 
 static void plan(avxbuf_state *st, const avxbuf_machine *m)

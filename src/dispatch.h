@@ -61,6 +61,15 @@ typedef struct avxbuf_plan {
    * splits cache lines on the Zen 4 VM (docs/benchmarks.md). */
   avxbuf_copy_fn copy_call_fn;
   avxbuf_fill_fn fill_call_fn;
+  /* The same above AVXBUF_CALL_MAX, up to AVXBUF_MID_MAX: the small kernel's
+   * function where it serves all those sizes, else NULL. The way through
+   * from/span and the small function took four loads of the plan, which
+   * lost 3-5 ns a copy of 4 KiB wherever the plan shared its page offset
+   * with the copy's last KiB of stores (a load with the address bits 11:0
+   * of a store in flight waits on it, as facts.md 8 finds for rep movsb);
+   * one load does not (docs/benchmarks.md, "The default's 4 KiB"). */
+  avxbuf_copy_fn copy_mid_fn;
+  avxbuf_fill_fn fill_mid_fn;
 } avxbuf_plan;
 
 #define AVXBUF_INLINE_MAX 64
@@ -69,6 +78,11 @@ typedef struct avxbuf_plan {
  * start above 2048, dl-cacheinfo.h; the others higher). */
 #define AVXBUF_CALL_MIN 17
 #define AVXBUF_CALL_MAX 2048
+/* The second one-load way's largest size: below the string instructions'
+ * window on the Zen 5 row (from 32 KiB, policy.c); plans with a threshold
+ * lower than that (Intel's glibc thresholds, AVX3Threshold's split at
+ * 4 KiB) take the general way there, as before. */
+#define AVXBUF_MID_MAX ((32 << 10) - 1)
 
 typedef struct avxbuf_state {
   avxbuf_settings at_load;     /* what AVXBUF_OPTIONS set; reset() returns here */
@@ -132,10 +146,19 @@ static inline const avxbuf_kernel *avxbuf_pick_find(const avxbuf_plan *p, size_t
  * small pieces buf:put assembles, cost more than the move). The small
  * kernel's call is marked likely so that a caller's loop keeps its compare
  * and the call together: laid out by GCC's own guess, csweep's loop of them
- * straddled two cache lines. */
+ * straddled two cache lines. The sizes above it test their range before
+ * any load, so that they load the plan once: tested after the first way's
+ * load of its function, 4 KiB copies still lost 5-7% where the plan shared
+ * a page offset with the copy's last stores (docs/benchmarks.md, "The
+ * default's 4 KiB"). */
 static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, size_t n, avxbuf_overlap ov)
 {
-  avxbuf_copy_fn f = p->copy_call_fn;
+  avxbuf_copy_fn f;
+  if (__builtin_expect(n - (AVXBUF_CALL_MAX + 1) <= AVXBUF_MID_MAX - (AVXBUF_CALL_MAX + 1), 0)) {
+    f = p->copy_mid_fn;
+    if (f != NULL) { f(d, s, n); return; }
+  }
+  f = p->copy_call_fn;
   if (__builtin_expect(f != NULL && n - AVXBUF_CALL_MIN <= AVXBUF_CALL_MAX - AVXBUF_CALL_MIN, 1)) {
     f(d, s, n);
     return;
@@ -149,7 +172,12 @@ static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, siz
 
 static inline void avxbuf_fill(const avxbuf_plan *p, void *d, int byte, size_t n)
 {
-  avxbuf_fill_fn f = p->fill_call_fn;
+  avxbuf_fill_fn f;
+  if (__builtin_expect(n - (AVXBUF_CALL_MAX + 1) <= AVXBUF_MID_MAX - (AVXBUF_CALL_MAX + 1), 0)) {
+    f = p->fill_mid_fn;
+    if (f != NULL) { f(d, byte, n); return; }
+  }
+  f = p->fill_call_fn;
   if (__builtin_expect(f != NULL && n - AVXBUF_CALL_MIN <= AVXBUF_CALL_MAX - AVXBUF_CALL_MIN, 1)) {
     f(d, byte, n);
     return;
