@@ -63,11 +63,11 @@ typedef struct avxbuf_plan {
   avxbuf_fill_fn fill_call_fn;
   /* The same above AVXBUF_CALL_MAX, up to AVXBUF_MID_MAX: the small kernel's
    * function where it serves all those sizes, else NULL. The way through
-   * from/span and the small function took four loads of the plan, which
-   * lost 3-5 ns a copy of 4 KiB wherever the plan shared its page offset
-   * with the copy's last KiB of stores (a load with the address bits 11:0
-   * of a store in flight waits on it, as facts.md 8 finds for rep movsb);
-   * one load does not (docs/benchmarks.md, "The default's 4 KiB"). */
+   * from/span and the small function took four loads of the plan, and a
+   * load whose address bits 11:0 match a store still in flight waits on
+   * it (4K aliasing): wherever the plan shared its page offset with a
+   * copy's last stores, each call waited (docs/benchmarks.md, "The
+   * default's 4 KiB"). */
   avxbuf_copy_fn copy_mid_fn;
   avxbuf_fill_fn fill_mid_fn;
 } avxbuf_plan;
@@ -147,10 +147,8 @@ static inline const avxbuf_kernel *avxbuf_pick_find(const avxbuf_plan *p, size_t
  * kernel's call is marked likely so that a caller's loop keeps its compare
  * and the call together: laid out by GCC's own guess, csweep's loop of them
  * straddled two cache lines. The sizes above it test their range before
- * any load, so that they load the plan once: tested after the first way's
- * load of its function, 4 KiB copies still lost 5-7% where the plan shared
- * a page offset with the copy's last stores (docs/benchmarks.md, "The
- * default's 4 KiB"). */
+ * any load, so that they load the plan once (a second load kept part of
+ * the 4K-aliasing loss: docs/benchmarks.md, "The default's 4 KiB"). */
 static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, size_t n, avxbuf_overlap ov)
 {
   avxbuf_copy_fn f;
