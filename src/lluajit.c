@@ -24,10 +24,10 @@
  * documented error. */
 
 /* put's piece of n bytes to offset doff of d from offset soff of s, or of
- * str (a Lua string's bytes, which the caller holds, when s is NULL), past
- * what put copies in the trace; with the kernel d's plan picks, as
- * memmove. Checked against the capacity, what the block holds (with the
- * generation unchanged, the length put counted is too); 1 when done. n
+ * str (a Lua string's bytes, which the caller holds, when s is NULL), with
+ * the kernel d's plan picks, as memmove. Checked against the generations
+ * and the capacity, what the block holds (with the generation unchanged,
+ * the length put counted is too), and the pointers made here: 1 when done. n
  * comes second, in a register: the pick compares it many times (x86-64
  * passes six arguments in registers). */
 static int ffi_copy(buffer *d, size_t n, uint32_t dgen, size_t doff, const buffer *s, uint32_t sgen,
@@ -96,22 +96,6 @@ static int ffi_fill_args(buffer *b, int64_t byte, int64_t i, int64_t n)
   avxbuf_fill(&b->module->state.plan, b->data + (i - 1), (int)byte, (size_t)count);
   buffer_wrote(b);
   return FFI_DONE;
-}
-
-/* The plain form's moves: n bytes with the kernel the plan picks, and
- * nothing else. ffi.lua checked the range against the buffer (its filter
- * admits only ranges within it, of two different blocks: no overlap) and
- * the generation right before the call; the plan is the module's, which
- * outlives ffi.lua's functions. n is a size ffi.lua passes as int64_t,
- * which a double converts to without a branch in the trace. */
-static void ffi_move(const avxbuf_plan *p, unsigned char *d, const unsigned char *s, int64_t n)
-{
-  avxbuf_copy(p, d, s, (size_t)n, OV_NONE);
-}
-
-static void ffi_set(const avxbuf_plan *p, unsigned char *d, int byte, int64_t n)
-{
-  avxbuf_fill(p, d, byte, (size_t)n);
 }
 
 /* resize(n) for the FFI path where b holds n bytes without growing:
@@ -264,12 +248,10 @@ static const char *const kind_names[] = {
   [PK_PAD] = "pad", [PK_ALIGN] = "align",
 };
 
-/* pack_ops(fmt): format fmt as packfmt.c compiles it, for ffi.lua to make
- * a packer and an unpacker of: a list of { kind =, size =, little =,
- * align =, least = } with the rules pack and unpack apply to each op
- * (packfmt.h): least, the bytes unpack counts it as missing at byte 0;
- * lo and hi, the integers pack takes (lo <= n < hi), where it limits them;
- * most, the longest string it takes (c, s). Nothing when the format is
+/* pack_ops(fmt): format fmt as packfmt.c compiles it, for ffi_format.lua
+ * to make an unpacker of: a list of { kind =, size =, little =, align =,
+ * least = } (packfmt.h): least, the bytes unpack counts the op as missing
+ * at byte 0. Nothing when the format is
  * wrong, holds a zero byte or is longer than a chunk (the C function deals
  * with those). */
 static int l_pack_ops(lua_State *L)
@@ -296,18 +278,6 @@ static int l_pack_ops(lua_State *L)
     lua_setfield(L, -2, "align");
     lua_pushinteger(L, (lua_Integer)avxbuf_pk_least(op, 0));
     lua_setfield(L, -2, "least");
-    long long lo;
-    unsigned long long hi;
-    if (avxbuf_pk_int_limits(op, sizeof(lua_Integer), &lo, &hi)) {
-      lua_pushnumber(L, (lua_Number)lo);
-      lua_setfield(L, -2, "lo");
-      lua_pushnumber(L, (lua_Number)hi);
-      lua_setfield(L, -2, "hi");
-    }
-    if (op->kind == PK_CHAR || op->kind == PK_STRING) {
-      lua_pushnumber(L, (lua_Number)avxbuf_pk_str_most(op));
-      lua_setfield(L, -2, "most");
-    }
     lua_rawseti(L, -2, i + 1);
   }
   return 1;
@@ -331,13 +301,12 @@ static void push_layout(lua_State *L)
 
 /* What ffi.lua is given: function pointers travel as light userdata, which
  * it casts to the types it declares for them. */
-static void push_entries(lua_State *L, lmodule *m)
+static void push_entries(lua_State *L)
 {
   const struct { const char *name; uintptr_t fn; } entries[] = {
     { "copy", (uintptr_t)&ffi_copy }, { "grow", (uintptr_t)&ffi_grow },
     { "copy_from_buffer", (uintptr_t)&ffi_copy_from_buffer },
     { "copy_from_string", (uintptr_t)&ffi_copy_from_string }, { "fill_args", (uintptr_t)&ffi_fill_args },
-    { "move", (uintptr_t)&ffi_move }, { "set", (uintptr_t)&ffi_set },
     { "resize", (uintptr_t)&ffi_resize }, { "has_specials", (uintptr_t)&avxbuf_match_has_specials },
     { "consume", (uintptr_t)&ffi_consume }, { "commit", (uintptr_t)&ffi_commit },
     { "search", (uintptr_t)&ffi_search }, { "line", (uintptr_t)&ffi_line },
@@ -348,9 +317,6 @@ static void push_entries(lua_State *L, lmodule *m)
     lua_pushlightuserdata(L, (void *)entries[i].fn);
     lua_setfield(L, -2, entries[i].name);
   }
-  /* The plan c_move and c_set use: configure() rewrites it in place. */
-  lua_pushlightuserdata(L, &m->state.plan);
-  lua_setfield(L, -2, "plan");
   lua_pushinteger(L, FFI_DONE);
   lua_setfield(L, -2, "done");
   lua_pushnumber(L, FFI_STALE);
@@ -371,7 +337,7 @@ static void push_entries(lua_State *L, lmodule *m)
   lua_setfield(L, -2, "layout");
 }
 
-void avxbuf_luajit_install(lua_State *L, lmodule *m)
+void avxbuf_luajit_install(lua_State *L)
 {
   int on = 0;
   lua_getglobal(L, "jit");
@@ -381,7 +347,7 @@ void avxbuf_luajit_install(lua_State *L, lmodule *m)
     int loaded = avxbuf_require_embedded(L, "avxbuf.ffi");
     if (loaded && lua_isfunction(L, -1)) {
       lua_pushvalue(L, -2);                       /* the module */
-      push_entries(L, m);
+      push_entries(L);
       if (avxbuf_require_embedded(L, "avxbuf.ffi_format")) {
         lua_setfield(L, -2, "format");            /* the code pack and unpack make per format */
         on = lua_pcall(L, 2, 0, 0) == LUA_OK;

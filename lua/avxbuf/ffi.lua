@@ -1,10 +1,9 @@
 -- LuaJIT: the buffer's methods through the FFI, so that the JIT compiles
 -- them. C owns the buffer and every rule (src/lluajit.c's entries, which
--- check, move and search); this file tests types, admits the plain forms
--- whose result is exactly the bytes asked for, and moves those: anything
--- else (a wrong type, a default, an index out of range, a buffer that must
--- grow) goes to C, which does the work or raises the documented error.
--- Loaded by the C module under LuaJIT only.
+-- check, move and search); this file tests types and calls them: what an
+-- entry refuses (a wrong argument, a buffer that changed) goes to the C
+-- function, which does the work or raises the documented error. Loaded by
+-- the C module under LuaJIT only.
 local ffi = require "ffi"
 
 -- The first fields of src/lmodule.h's buffer (len and cap as int64_t, so
@@ -21,9 +20,8 @@ if not pcall(ffi.typeof, "avxbuf_buffer") then
 end
 
 local bufp = ffi.typeof("avxbuf_buffer *")
-local bytep = ffi.typeof("const unsigned char *")
 local uptr = ffi.typeof("uintptr_t")
-local cast, fcopy, ffill = ffi.cast, ffi.copy, ffi.fill
+local cast = ffi.cast
 local bit = require "bit"
 local band, tobit = bit.band, bit.tobit
 local type, tonumber, select = type, tonumber, select
@@ -47,12 +45,13 @@ local LONGEST = 2 ^ 31 - 1
 -- No pointer or length survives an allocation (src/lmodule.h): run by the
 -- interpreter, every cdata made here (a pointer, a boxed 64-bit length)
 -- can run the collector, and a finalizer can free, resize or append to any
--- buffer; compiled, a trace exit can run finalizers too (lj_trace_exit). So
--- every operation reads the buffers' generation (a plain number: no
--- allocation) first, then makes every cdata it needs and takes every
--- branch, and checks the generation last, right before the buffer is
--- touched, with nothing between that allocates, calls or is a guard. A
--- change leaves the work to the C function.
+-- buffer. Compiled, a trace exit can run finalizers too (lj_trace_exit),
+-- and a check in Lua is a guard that can exit on its passing side (a trace
+-- recorded where it failed), after which the interpreter goes on past the
+-- check with what it had made before. So writes are C's: an entry that
+-- takes the generation read here checks it and makes its pointers where
+-- nothing runs in between (issue 44, docs/reliability.md). The reads below
+-- still make their pointer before their check.
 
 return function(avxbuf, c)
   local MT = getmetatable(avxbuf.new(0))
@@ -66,11 +65,7 @@ return function(avxbuf, c)
   local c_copy_from_string = cast("int (*)(avxbuf_buffer *, const char *, int64_t, int64_t, int64_t, int64_t)",
                                   c.copy_from_string)
   local c_fill_args = cast("int (*)(avxbuf_buffer *, int64_t, int64_t, int64_t)", c.fill_args)
-  -- (the count as int64_t: a double converts to it in one instruction in
-  -- the trace, to size_t with a branch)
-  local c_move = cast("void (*)(const void *, unsigned char *, const unsigned char *, int64_t)", c.move)
-  local c_set = cast("void (*)(const void *, unsigned char *, int, int64_t)", c.set)
-  local plan, DONE = cast("const void *", c.plan), c.done
+  local DONE = c.done
   local FIRST, START, ABSENT = c.first, c.start_default, c.absent
   local c_grow = cast("double (*)(avxbuf_buffer *, uint32_t, size_t)", c.grow)
   local c_commit = cast("int (*)(avxbuf_buffer *, uint32_t, size_t)", c.commit)
@@ -118,39 +113,18 @@ return function(avxbuf, c)
     end
   end
 
-  -- copy, zero and fill. The plain form (every index and count given,
-  -- whole, the range within the bytes; a copy from another buffer or a
-  -- string) is one call to the kernel the plan picks (c_move, c_set: no
-  -- checks in C), made after the generation check. Its filter only
-  -- admits: the range rule and every error stay C's. Anything else goes
-  -- to C's checking entries (c_copy_from_*, c_fill_args: defaults, copies
-  -- within one buffer, ranges C refuses), which check and move in one call,
-  -- or, refused there, to the C function, which raises. One call whatever
-  -- the size: a move inline in the trace for small sizes was a branch on
-  -- the size, and a loop whose sizes crossed it left its trace for a side
-  -- trace at every crossing (docs/luajit.md). true when done.
+  -- copy, zero and fill: one call to C's checking entries (c_copy_from_*,
+  -- c_fill_args), which check the arguments on the buffers as they are,
+  -- move with the kernel the plan picks and step the generation, or
+  -- refuse (the C function then raises). Nothing of a buffer is read here:
+  -- a pointer made in Lua and used after a check is stale when that
+  -- check, a guard, exits the trace on its passing side (a trace recorded
+  -- where it failed) and the exit runs a finalizer (lj_trace_exit), which
+  -- is how put wrote into freed blocks (issue 44, docs/reliability.md).
+  -- One call whatever the size (docs/luajit.md). true when done.
   local function fast_copy(dst, di, src, si, n)
     local d = as_buffer(dst)
     if d == nil or not index(di) then return false end
-    if index(si) and index(n) and di >= 1 and si >= 1 and n >= 0 then
-      local g = d.gen
-      local s, sg, sp
-      if type(src) == "string" then
-        sp = n <= #src - (si - 1) and cast(bytep, src)
-      else
-        s = as_buffer(src)
-        if s ~= nil and s ~= d then sg = s.gen; sp = n <= s.len - (si - 1) and s.data end
-      end
-      if sp and n <= d.len - (di - 1) then
-        local dp = d.data + (di - 1)
-        sp = sp + (si - 1)
-        if d.gen == g and (s == nil or s.gen == sg) then
-          c_move(plan, dp, sp, n)
-          d.gen = g + 1   -- bytes changed (src/lmodule.h's buffer_wrote)
-          return true
-        end
-      end
-    end
     if si == nil then si = FIRST elseif not index(si) then return false end
     if n == nil then n = ABSENT elseif not index(n) then return false end
     if type(src) == "string" then return c_copy_from_string(d, src, #src, di, si, n) == DONE end
@@ -161,17 +135,6 @@ return function(avxbuf, c)
   local function fast_fill(buf, byte, i, n)
     local b = as_buffer(buf)
     if b == nil or not index(byte) then return false end
-    if index(i) and index(n) and byte >= 0 and byte <= 255 and i >= 1 and n >= 0 then
-      local g = b.gen
-      if n <= b.len - (i - 1) then
-        local p = b.data + (i - 1)
-        if b.gen == g then
-          c_set(plan, p, byte, n)
-          b.gen = g + 1
-          return true
-        end
-      end
-    end
     if i == nil then i = FIRST elseif not index(i) then return false end
     if n == nil then n = ABSENT elseif not index(n) then return false end
     return c_fill_args(b, byte, i, n) == DONE
@@ -187,15 +150,9 @@ return function(avxbuf, c)
   end
   -- Piece v at offset at of b, whose generation was g, capacity cap and
   -- length old then: the offset after it, or -1 when something changed.
-  -- Pieces up to PUT_BY_MEMCPY bytes are one ffi.copy of a variable length
-  -- (the trace calls memcpy, as string.buffer's put does): a choice per
-  -- size (the movers' widths, or C's kernel past 64 bytes) was a branch
-  -- that pieces of mixed sizes turned, and each turn left the loop's trace
-  -- for a side trace, which returns to the start of the root trace and runs
-  -- its head again (bench/programs.lua's frames, pieces of 7 to 330
-  -- bytes, measure it: docs/benchmarks.md). Past it, the copy costs more than such a turn, and the plan's kernel
-  -- (streaming ones included) does it.
-  local PUT_BY_MEMCPY = 4096
+  -- Each piece is one call to C's checking move (c_copy_at), which checks
+  -- the generations and makes the pointers itself (see copy: no pointer
+  -- made here outlives a check), with the kernel the plan picks.
   local function put_piece(b, g, cap, at, v, old)
     if at < 0 then return -1 end
     local src, sgen, str, n
@@ -213,14 +170,7 @@ return function(avxbuf, c)
     -- A piece buffer that grew since it was counted (a finalizer run by a
     -- cdata made here) moves every later piece: none may end past the room.
     if at + n > cap then return -1 end
-    if n > PUT_BY_MEMCPY then
-      return c_copy_at(b, n, g, at, src, sgen or 0, str, 0) == 1 and at + n or -1
-    end
-    local d = b.data + at
-    local s = str or src.data
-    if b.gen ~= g or (src and src.gen ~= sgen) then return -1 end
-    fcopy(d, s, n)
-    return at + n
+    return c_copy_at(b, n, g, at, src, sgen or 0, str, 0) == 1 and at + n or -1
   end
   -- The n pieces eight at a time, unrolled (a trace sees each piece's type
   -- and width), the rest by a tail call, which the JIT unrolls too: a loop
@@ -265,9 +215,7 @@ return function(avxbuf, c)
       cap = tonumber(b.cap)
     end
     -- Bytes past the length are nobody's: an interrupted put leaves no trace.
-    if write_pieces(b, g, cap, old, old, n, ...) ~= total or b.gen ~= g then return false end
-    b.len, b.gen = total, g + 1   -- buffer_setlen (src/buffer.h): inline, see docs/luajit.md
-    return true
+    return write_pieces(b, g, cap, old, old, n, ...) == total and c_commit(b, g, total) == 1
   end
 
   -- buf:resize(n) where the buffer holds n bytes: C's entry (c_resize_at)
@@ -311,15 +259,16 @@ return function(avxbuf, c)
     if fast_resize(buf, n) then return buf end
     return c_resize(buf, n)
   end
-  -- buf:pack and buf:unpack: code of its own per format, for up to 64
-  -- formats at a time each (the 65th starts the list afresh: a program
-  -- with more hot formats than that makes some again, each costing a
-  -- compile: docs/benchmarks.md); formats it does not handle go
-  -- to the C function every time.
+  -- buf:unpack: code of its own per format (lua/avxbuf/ffi_format.lua),
+  -- for up to 64 formats at a time (the 65th starts the list afresh: a
+  -- program with more hot formats than that makes some again, each costing
+  -- a compile: docs/benchmarks.md); formats it does not handle go to the C
+  -- function every time. buf:pack is the C function's: the code made for
+  -- it stored through pointers made before its generation check, which an
+  -- exit at that check can leave stale (see copy; issue 44).
   local format_env = { cast = cast, tonumber = tonumber, band = band, bswap = bit.bswap, rshift = bit.rshift,
-                       arshift = bit.arshift, fstring = ffi.string, fcopy = fcopy, ffill = ffill,
-                       as_buffer = as_buffer, index = index, max = math.max, grow = c_grow, commit = c_commit,
-                       consume = c_consume, STALE = STALE }
+                       arshift = bit.arshift, fstring = ffi.string, as_buffer = as_buffer, index = index,
+                       consume = c_consume }
   local function per_format(what, c_path)
     local made, count, env = {}, 0, setmetatable({ c_path = c_path }, { __index = format_env })
     return function(fmt)
@@ -333,21 +282,13 @@ return function(avxbuf, c)
       return f
     end
   end
-  local c_unpack, c_pack = methods.unpack, methods.pack
+  local c_unpack = methods.unpack
   local unpacker = per_format("unpack", c_unpack)
   local stream_unpacker = per_format("stream", c_unpack)
   methods.unpack = function(buf, i, ...)   -- the stream form, as in C: a string and nothing after it
     if type(i) == "string" and select("#", ...) == 0 then return stream_unpacker(i)(buf, i) end
     local fmt = ...
     return unpacker(fmt)(buf, i, fmt)
-  end
-  local packer = per_format("pack", function(buf, at, i, fmt, ...)
-    if at then return c_pack(buf, i, fmt, ...) end
-    return c_pack(buf, fmt, ...)
-  end)
-  methods.pack = function(buf, a, ...)
-    if type(a) == "string" then return packer(a)(buf, false, nil, a, ...) end
-    return packer((...))(buf, true, a, ...)
   end
 
   -- Reads: the string a read makes comes from a pointer made after the

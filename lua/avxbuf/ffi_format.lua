@@ -1,5 +1,5 @@
--- LuaJIT: the code avxbuf's FFI path (lua/avxbuf/ffi.lua) runs for a
--- pack or unpack format, made once per format from the ops C compiles it
+-- LuaJIT: the code avxbuf's FFI path (lua/avxbuf/ffi.lua) runs for an
+-- unpack format, made once per format from the ops C compiles it
 -- to (src/lluajit.c's pack_ops), so that the format language lives in C
 -- alone. Loaded by the C module under LuaJIT only, and handed to ffi.lua.
 local ffi = require "ffi"
@@ -30,23 +30,18 @@ local FLOATS = { float = "0x7F800000", double = "0x7FF00000", number = "0x7FF000
 local NATIVE_LITTLE = ffi.abi("le")
 
 -- The other byte order, for 2- and 4-byte integers only: a value loaded
--- as uint16_t/uint32_t, swapped (bit.bswap works on 32 bits, signed), and
--- a value swapped before it is stored through one; nil otherwise.
+-- as uint16_t/uint32_t, swapped (bit.bswap works on 32 bits, signed); nil
+-- otherwise.
 local function other_order_load(kind, size, x)
   if kind ~= "int" and kind ~= "uint" then return nil end
   if size == 2 then return (kind == "int" and "arshift(bswap(%s), 16)" or "rshift(bswap(%s), 16)"):format(x) end
   if size == 4 then return (kind == "int" and "bswap(%s)" or "bswap(%s) %% 4294967296"):format(x) end
 end
-local function other_order_store(kind, size, v)
-  if kind ~= "int" and kind ~= "uint" then return nil end
-  if size == 2 then return ("rshift(bswap(%s), 16)"):format(v) end
-  if size == 4 then return ("bswap(%s)"):format(v) end
-end
 
 -- What the code made for a format gets, and its first lines; ptr(ctype)
 -- names a pointer type, declared once at the top.
-local ARGS = { "cast", "tonumber", "band", "bswap", "rshift", "arshift", "fstring", "fcopy", "ffill", "as_buffer",
-               "index", "max", "grow", "commit", "consume", "STALE", "c_path" }
+local ARGS = { "cast", "tonumber", "band", "bswap", "rshift", "arshift", "fstring", "as_buffer", "index", "consume",
+               "c_path" }
 local function format_code_head()
   local fields = {}
   for k, name in ipairs(ARGS) do fields[k] = "env." .. name end
@@ -196,122 +191,11 @@ end
 ]]):format(table.concat(body, "\n"), (results:gsub("nxt$", "pos"))) .. entry
 end
 
--- The source of a packer for ops (buf:pack, the same way round), or nil.
--- It checks every value first, for what the C function would accept and
--- write the same way (numbers that fit, strings that fit; anything else
--- goes to the C function, which writes or raises), grows the buffer if it
--- must (src/lluajit.c's ffi_grow, C's rule, no Lua call); then
--- makes every pointer it writes through, checks the generation once,
--- stores the numbers, commits the new length and only then moves the
--- strings' bytes, with nothing in between that allocates or is a guard (a
--- trace exit can run finalizers). (Those moves are calls when their length
--- varies; with the commit after them, the trace checked the generation
--- again after the call and kept the pointers and lengths on the stack
--- across it.) A format with alignment is the C function's. What each op
--- takes (lo, hi, most) is C's, from pack_ops.
-local function pack_source(ops)
-  local head, ptr = format_code_head()
-  local checks, ptrs, stores, moves, lengths = {}, {}, {}, {}, {}
-  local fixed, nv = 0, 0
-  local function at(extra)
-    local terms = { tostring(fixed + (extra or 0)) }
-    for _, l in ipairs(lengths) do terms[#terms + 1] = l end
-    return table.concat(terms, " + ")
-  end
-  for k, op in ipairs(ops) do
-    local size = op.size
-    if op.align > 1 then return nil end
-    local store = LOADS[op.kind] and LOADS[op.kind][size]
-    if store then
-      nv = nv + 1
-      local v = "v" .. nv
-      local value = v
-      if size > 1 and op.little ~= NATIVE_LITTLE then
-        value, store = other_order_store(op.kind, size, v), PREFIXES[size]
-        if not value then return nil end
-      end
-      if op.kind == "float" or op.kind == "double" or op.kind == "number" then
-        checks[#checks + 1] = ("type(%s) == \"number\""):format(v)
-      else
-        -- C's range, or none (8 bytes): then what a double converts to
-        -- int64_t exactly, the FFI's own limit (the C function takes the rest).
-        local lo, hi = op.lo or -2 ^ 53, op.hi or 2 ^ 53 + 1
-        checks[#checks + 1] = ("type(%s) == \"number\" and %s %% 1 == 0 and %s >= %.0f and %s < %.0f")
-                              :format(v, v, v, lo, v, hi)
-      end
-      ptrs[#ptrs + 1] = ("local q%d = cast(%s, p + %s)"):format(k, ptr(store), at())
-      stores[#stores + 1] = ("q%d[0] = %s"):format(k, value)
-    elseif op.kind == "char" then
-      nv = nv + 1
-      local v = "v" .. nv
-      checks[#checks + 1] = ("type(%s) == \"string\" and #%s <= %.0f"):format(v, v, op.most)
-      ptrs[#ptrs + 1] = ("local q%d = p + %s; local r%d = q%d + #%s"):format(k, at(), k, k, v)
-      moves[#moves + 1] = ("fcopy(q%d, %s, #%s); ffill(r%d, %d - #%s)"):format(k, v, v, k, size, v)
-    elseif op.kind == "string" and PREFIXES[size] then
-      nv = nv + 1
-      local v = "v" .. nv
-      local prefix = "#" .. v
-      if size > 1 and op.little ~= NATIVE_LITTLE then
-        prefix = other_order_store("uint", size, prefix)
-        if not prefix then return nil end
-      end
-      checks[#checks + 1] = ("type(%s) == \"string\" and #%s <= %.0f"):format(v, v, op.most)
-      ptrs[#ptrs + 1] = ("local q%d = cast(%s, p + %s); local r%d = p + %s")
-                        :format(k, ptr(PREFIXES[size]), at(), k, at(size))
-      stores[#stores + 1] = ("q%d[0] = %s"):format(k, prefix)
-      moves[#moves + 1] = ("fcopy(r%d, %s, #%s)"):format(k, v, v)
-      lengths[#lengths + 1] = "#" .. v
-    elseif op.kind == "pad" then
-      ptrs[#ptrs + 1] = ("local q%d = p + %s"):format(k, at())
-      stores[#stores + 1] = ("q%d[0] = 0"):format(k)
-    else
-      return nil
-    end
-    fixed = fixed + size
-  end
-  local values = {}
-  for n = 1, nv do values[n] = "v" .. n end
-  return table.concat(head, "\n") .. ([[
-
-return function(buf, at, i, fmt, ...)
-  %s
-  local b = as_buffer(buf)
-  if b ~= nil and (not at or index(i) and i >= 1) and %s then
-    local g = b.gen
-    local len = tonumber(b.len)
-    local total = %s
-    local base = at and i - 1 or len
-    if base <= len then
-      if base + total > tonumber(b.cap) then   -- grown here, by C's rule (src/lluajit.c)
-        -- C's answer, the new generation, not b.gen read again: a trace
-        -- can exit at the check below and run a finalizer before that read.
-        g = grow(b, g, base + total)
-        if g == STALE then return c_path(buf, at, i, fmt, ...) end
-      end
-      local p = b.data + base
-      %s
-      if b.gen == g then
-        %s
-        local last = base + total
-        commit(b, g, max(last, len))   -- math.max: no branch, so no guard
-        %s
-        return last + 1
-      end
-    end
-  end
-  return c_path(buf, at, i, fmt, ...)
-end]]):format(nv > 0 and "local " .. table.concat(values, ", ") .. " = ..." or "",
-              #checks > 0 and table.concat(checks, "\n     and ") or "true", at(),
-              table.concat(ptrs, "\n      "), table.concat(stores, "\n        "),
-              table.concat(moves, "\n        "))
-end
-
--- The function for a format's ops (what: "unpack", "stream" for the
--- stream form of unpack, or "pack"), given by name the values its code
+-- The function for a format's ops (what: "unpack", or "stream" for the
+-- stream form), given by name the values its code
 -- uses (env: ARGS), or nil when one op is not for it.
 return function(what, fmt, ops, env)
-  local source
-  if what == "pack" then source = pack_source(ops) else source = unpack_source(ops, what == "stream") end
+  local source = unpack_source(ops, what == "stream")
   if not source then return nil end
   local chunk = assert(load(source, "=avxbuf.ffi(" .. (what == "stream" and "unpack" or what) .. " " .. fmt .. ")"))
   return chunk(ffi.typeof, env)
