@@ -22,7 +22,9 @@
  * buffers whose distance dst - src is 0, 1..63, 64 or 2048 modulo 4096 (the
  * page-aliasing cases, where a copy's loads and stores look alike to the
  * store-forwarding logic). Each cell: the median over interleaved rounds of
- * GB/s, and the median of the per-round ratios to the C library. */
+ * GB/s, and the median of the per-round ratios to the C library; in the
+ * JSON also the kernel the default runs there and the row timing it
+ * (default_kernel, default_row: plancheck's dispatch tax). */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -216,6 +218,33 @@ static void measure(cell *c, unsigned char *d, const unsigned char *s)
   }
 }
 
+/* The kernel the default runs in a cell, by the plan's pick functions
+ * (those avxbuf.kernel() reports), and the row that calls that kernel's
+ * function from a loop of its own (-1: none does), so that plancheck can
+ * tell what the dispatch costs over its kernel: on the Zen 5 VM the default
+ * ran 4 KiB copies at 0.81-0.85x the row of the very function it called
+ * (issue 46, docs/benchmarks.md "The default's 4 KiB"). Up to 16 bytes a
+ * vector kernel's moves run inline in the dispatch (dispatch.h): no row
+ * calls that code. The C library's row calls memmove itself, not the libc
+ * kernel's wrapper, so it stands for no kernel either. */
+static const avxbuf_kernel *default_kernel(const cell *c)
+{
+  if (c->op == OP_COPY) return avxbuf_pick_copy(&state.plan, c->n, OV_NONE);
+  if (c->op == OP_FIND) return avxbuf_pick_find(&state.plan, c->n);
+  return avxbuf_pick_fill(&state.plan, c->n, c->op == OP_FILL);
+}
+
+static int default_kernel_row(const cell *c)
+{
+  const avxbuf_kernel *k = default_kernel(c);
+  if (c->op != OP_FIND && c->n <= 16 && k->vector_bits > 0) return -1;
+  for (int i = 0; i < nrows; i++) {
+    const avxbuf_kernel *rk = (c->op == OP_ZERO || c->op == OP_FILL) && rows[i].fill_k ? rows[i].fill_k : rows[i].k;
+    if (rk == k) return i;
+  }
+  return -1;
+}
+
 static void warn_stderr(void *ud, const char *message)
 {
   (void)ud;
@@ -391,9 +420,11 @@ int main(int argc, char **argv)
     fprintf(f, "{\"reason\": \"%s\", \"rounds\": %d, \"cells\": [", m->defaults.reason, rounds);
     for (int i = 0; i < ncells; i++) {
       const cell *c = &cells[i];
+      int kr = default_kernel_row(c);
       fprintf(f, "%s\n{\"op\": \"%s\", \"size\": %zu, \"dst_offset\": %d, \"src_offset\": %d, "
-              "\"distance_mod_4096\": %ld, \"rows\": {", i ? "," : "", op_names[c->op], c->n, c->doff,
-              c->soff, c->dist);
+              "\"distance_mod_4096\": %ld, \"default_kernel\": \"%s\", \"default_row\": %s%s%s, \"rows\": {",
+              i ? "," : "", op_names[c->op], c->n, c->doff, c->soff, c->dist, default_kernel(c)->name,
+              kr < 0 ? "" : "\"", kr < 0 ? "null" : rows[kr].name, kr < 0 ? "" : "\"");
       for (int r = 0; r < nrows; r++)
         fprintf(f, "%s\"%s\": {\"gbs\": %.4f, \"ratio_to_libc\": %.4f}", r ? ", " : "", rows[r].name,
                 c->gbs[r], c->ratio[r]);
