@@ -53,6 +53,14 @@ function M.clear_bit(x, b) return M.bit_is_set(x, b) and x - 2 ^ b or x end
 local rng = require "rng"
 M.rng, M.random_bytes = rng.new, rng.bytes
 
+-- Deterministic normal deviates (the generator above and Box-Muller),
+-- independent of the code under test: M.normals(seed) gives z, z() one deviate.
+function M.normals(seed)
+  local r = rng.new(seed)
+  local function u() return (r(2147483648) + 0.5) / 2147483648 end
+  return function() return math.sqrt(-2 * math.log(u())) * math.cos(2 * math.pi * u()) end
+end
+
 -- Deterministic pseudo-random bytes, independent of avxbuf.
 function M.pattern(n, seed)
   return rng.bytes(rng.new((seed or 1) * 7919), n)

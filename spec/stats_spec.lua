@@ -2,14 +2,7 @@
 -- difference found, none invented, and the false-positive rate it promises.
 local lu = require "luaunit"
 local stats = require "avxbuf.stats"
-
--- Deterministic normal deviates (an LCG and Box-Muller), independent of the
--- code under test.
-local function normals(seed)
-  local r = require("rng").new(seed)
-  local function u() return (r(2147483648) + 0.5) / 2147483648 end
-  return function() return math.sqrt(-2 * math.log(u())) * math.cos(2 * math.pi * u()) end
-end
+local normals = require("helpers").normals
 
 -- Per-round times of two rows whose true ratio is `ratio`, with round-to-round
 -- drift (shared by both rows) and independent noise of sd `noise` (log scale).

@@ -14,6 +14,12 @@ function M.median(xs)
   return (s[m] + s[m + 1]) / 2
 end
 
+-- The p-quantile (0 < p <= 1) of an ascending list, by nearest rank: the
+-- smallest element with at least a share p of the list at or below it.
+function M.quantile(sorted, p)
+  return sorted[math.max(1, math.ceil(p * #sorted))]
+end
+
 -- Seconds per call of fn(), from a batch sized to take about min_time.
 local function batch(fn, reps)
   local t0 = clock()

@@ -1,0 +1,43 @@
+-- The dispatch tax's verdict in bench/plancheck.lua, a pure function of
+-- per-cell ratios (spec/taxverdict_spec.lua tries it on synthetic ones).
+-- The plan check judges a kernel's row as if the default cost what it
+-- does; on the Zen 5 VM the default ran 4 KiB copies at 0.81-0.85x the row
+-- of the very function it called (issue 46), so the premise is tested on
+-- every machine: per cell the default's ratio to the C library over that
+-- of the row timing the kernel it runs, against the noise a twin control
+-- (two rows of identical code) shows in the same sweeps.
+-- Plain Lua 5.1 syntax: the specs run on every Lua.
+local harness = require "harness"
+
+local M = {}
+
+-- The noise band: the twins' deviation from 1 that 95% of them stay within.
+-- A tax counts where the default is slower than its kernel beyond it (one
+-- side: a default faster than its kernel costs nothing), so with no tax
+-- about 2.5% of cells cross it by noise alone, under the 5% allowed.
+M.QUANTILE = 0.95
+M.SHARE = 0.05
+
+-- taxes: {{key = cell, row = the kernel's row, ratio = default / that row}, ...}
+-- on the judged runs; twins: {twin ratio, ...}, one a cell, on runs the
+-- taxes were not judged on (the band is set on some runs and the taxes
+-- judged on others, as plancheck picks and judges the best row).
+-- -> {judged, floor = the ratio below which a tax exceeds the noise,
+--     beyond = the taxed cells, worst first, met = true or false; floor
+--     and met nil with no twin or no tax to judge}
+function M.decide(taxes, twins)
+  local r = { judged = #taxes, beyond = {} }
+  if #twins == 0 or #taxes == 0 then return r end
+  local dev = {}
+  for i, t in ipairs(twins) do dev[i] = math.abs(math.log(t)) end
+  table.sort(dev)
+  r.floor = math.exp(-harness.quantile(dev, M.QUANTILE))
+  for _, t in ipairs(taxes) do
+    if t.ratio < r.floor then r.beyond[#r.beyond + 1] = t end
+  end
+  table.sort(r.beyond, function(a, b) return a.ratio < b.ratio end)
+  r.met = #r.beyond <= M.SHARE * #taxes
+  return r
+end
+
+return M
