@@ -44,7 +44,7 @@ local function traces_of(code)
   return text
 end
 
--- The plain forms stay in the loop's trace, whatever the size: no branch
+-- copy, fill and zero stay in the loop's trace, whatever the size: no branch
 -- on the size (a move inline for small sizes was one, and a side trace per
 -- crossing), no call of a C function through the Lua API (a stitch or the
 -- end of the trace), and the move is C's: a call through a pointer to its
