@@ -111,7 +111,7 @@ static lmodule *push_anchor(lua_State *L)
 
 __attribute__((visibility("default"))) int luaopen_avxbuf(lua_State *L)
 {
-  push_anchor(L);
+  lmodule *m = push_anchor(L);
   int anchor = lua_gettop(L);                       /* upvalue 1 */
   luaL_newmetatable(L, BUFFER_NAME);                /* upvalue 2 */
   int mt = anchor + 1;
@@ -130,6 +130,6 @@ __attribute__((visibility("default"))) int luaopen_avxbuf(lua_State *L)
   lua_setfield(L, -2, "emulated");
   lua_pushliteral(L, AVXBUF_VERSION);
   lua_setfield(L, -2, "version");
-  avxbuf_luajit_install(L);
+  avxbuf_luajit_install(L, m);
   return 1;
 }

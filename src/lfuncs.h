@@ -22,6 +22,6 @@ void avxbuf_capi_init(avxbuf_api *api);
 
 /* lluajit.c: under LuaJIT, the module table at the top of the stack gets
  * the FFI path, and its field ffi says whether it is in use. */
-void avxbuf_luajit_install(lua_State *L);
+void avxbuf_luajit_install(lua_State *L, lmodule *m);
 
 #endif

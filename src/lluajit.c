@@ -153,11 +153,59 @@ static void ffi_consume(buffer *b, size_t n)
   buffer_consume(b, buffer_upto(b, n));
 }
 
-/* The reads (tostring, byte, find, lines, split, get) make their strings in
- * Lua (ffi.string) from a pointer made, and checked against the
- * generation, before. What needs a search runs here, where nothing can
- * run between the check and the search, and returns a double (a Lua
- * number: no cdata to box when interpreted). */
+/* The reads. ffi.lua makes a read's string (ffi.string) from the stage:
+ * memory of the module's own, never freed while a buffer of the module
+ * lives, which C fills here after its checks, where nothing can run
+ * between the check and the copy. A pointer into a buffer that Lua made
+ * and used after a check would be stale when that check, a guard, exits
+ * the trace on its passing side and the exit runs a finalizer that frees
+ * or resizes the buffer (lj_trace_exit; docs/reliability.md, issue 44).
+ * The stamp steps at every staging: ffi.lua reads it before the call and
+ * keeps the string only when it is one more after ffi.string, so that a
+ * finalizer's read that staged in between (at such an exit, or at an
+ * allocation of the interpreter) is seen, and the C function takes the
+ * call. ffi.lua declares the stamp (avxbuf_stage) and takes where the
+ * bytes start from push_layout. Reads longer than the stage are the C
+ * functions'. What needs a search runs here too and returns a double (a
+ * Lua number: no cdata to box when interpreted). */
+#define STAGE_BYTES 4096
+typedef struct ffi_stage {
+  int32_t stamp;
+  unsigned char bytes[STAGE_BYTES];
+} ffi_stage;
+
+/* n bytes of b from offset at copied to st, the stamp stepped first. By
+ * memcpy, as LuaJIT's own copy of them into the string (lj_str_new) is:
+ * the stage is no buffer of the user's, and the plan's kernels are for
+ * those (the plan's way for a few bytes cost more here: docs/luajit.md). */
+static void stage(const buffer *b, ffi_stage *st, size_t at, size_t n)
+{
+  st->stamp = st->stamp == INT32_MAX ? 0 : st->stamp + 1;
+  memcpy(st->bytes, b->data + at, n);
+}
+
+static int stage_ok(const buffer *b, const ffi_stage *st)
+{
+  return b->module != NULL && b->module->stage == st;
+}
+
+/* tostring(i, j) and unpack's fields: the n bytes of b from offset at,
+ * staged: n, or -1 when they are not all in b, do not fit the stage or st
+ * is not b's module's. */
+static int ffi_read(const buffer *b, ffi_stage *st, int64_t at, int64_t n)
+{
+  if (!stage_ok(b, st) || at < 0 || n < 0 || n > STAGE_BYTES || (uint64_t)at > b->len
+      || (uint64_t)n > b->len - (uint64_t)at)
+    return -1;
+  stage(b, st, (size_t)at, (size_t)n);
+  return (int)n;
+}
+
+/* byte(i): the byte at offset at of b, or -1 past the end. */
+static int ffi_byte(const buffer *b, int64_t at)
+{
+  return at >= 0 && (uint64_t)at < b->len ? b->data[at] : -1;
+}
 
 /* From init (AVXBUF_INIT unless given; string.sub's start rule, as
  * plain_find in src/lmatch.c) in b: -2 when the generation changed (or b
@@ -214,15 +262,19 @@ static int ffi_split(const buffer *b, uint32_t gen, size_t off, const unsigned c
   return k;
 }
 
-/* The line of b from offset off: -2 when the generation changed, -1 when
- * off is at or past the end; else 2 * n + newline, for n bytes up to a
+/* The line of b from offset off, staged: -2 when it does not fit the
+ * stage or st is not b's module's (the C iterator goes on), -1 when off
+ * is at or past the end; else 2 * n + newline, for n bytes up to a
  * newline (newline 1) or the end (0): src/lsplit.c's line_range. */
-static double ffi_line(const buffer *b, uint32_t gen, size_t off)
+static double ffi_line(const buffer *b, ffi_stage *st, size_t off)
 {
-  if (b->gen != gen) return -2;
+  if (!stage_ok(b, st)) return -2;
   size_t n;
   int newline = buffer_line(b, off, &n);
-  return newline < 0 ? -1 : 2.0 * (double)n + newline;
+  if (newline < 0) return -1;
+  if (n > STAGE_BYTES) return -2;
+  stage(b, st, off, n);
+  return 2.0 * (double)n + newline;
 }
 
 /* Where lines(init) and split(sep, init) start in b as it is now (init
@@ -233,13 +285,18 @@ static double ffi_start(const buffer *b, int given, int64_t init)
   return (double)avxbuf_start_offset(given, (lua_Integer)init, b->len);
 }
 
-/* How many bytes get(n) takes of b (n absent unless given): -2 when the
- * generation changed, -1 when n is refused (the C function raises);
- * C's rule (src/lbuffer.c). */
-static double ffi_get(const buffer *b, uint32_t gen, int given, int64_t n)
+/* get(n) (n absent unless given): the bytes it takes of b by C's rule
+ * (src/lbuffer.c), staged, and their count; -1 when n is refused (the C
+ * function raises), -2 when they do not fit the stage or st is not b's
+ * module's. Nothing is consumed: ffi.lua does, once its string exists. */
+static int ffi_get(const buffer *b, ffi_stage *st, int given, int64_t n)
 {
-  if (b->gen != gen) return -2;
-  return (double)avxbuf_get_count(b, given, (lua_Integer)n);
+  if (!stage_ok(b, st)) return -2;
+  long long k = avxbuf_get_count(b, given, (lua_Integer)n);
+  if (k < 0) return -1;
+  if (k > STAGE_BYTES) return -2;
+  stage(b, st, 0, (size_t)k);
+  return (int)k;
 }
 
 static const char *const kind_names[] = {
@@ -283,14 +340,16 @@ static int l_pack_ops(lua_State *L)
   return 1;
 }
 
-/* The layout ffi.lua declares for the buffer's first fields, to check at
- * load: offsets of len, data, cap and gen, then the sizes of len and gen. */
+/* The layout ffi.lua declares for the buffer's first fields and the
+ * stage, to check at load: offsets of len, data, cap and gen, the sizes of
+ * len and gen, the stage's size and where its bytes start. */
 static void push_layout(lua_State *L)
 {
   static const struct { const char *name; size_t value; } facts[] = {
     { "len", offsetof(buffer, len) }, { "data", offsetof(buffer, data) },
     { "cap", offsetof(buffer, cap) }, { "gen", offsetof(buffer, gen) },
     { "len_size", sizeof(size_t) }, { "gen_size", sizeof(uint32_t) },
+    { "stage_size", sizeof(ffi_stage) }, { "stage_bytes", offsetof(ffi_stage, bytes) },
   };
   lua_createtable(L, 0, (int)(sizeof facts / sizeof facts[0]));
   for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
@@ -301,7 +360,7 @@ static void push_layout(lua_State *L)
 
 /* What ffi.lua is given: function pointers travel as light userdata, which
  * it casts to the types it declares for them. */
-static void push_entries(lua_State *L)
+static void push_entries(lua_State *L, ffi_stage *st)
 {
   const struct { const char *name; uintptr_t fn; } entries[] = {
     { "copy", (uintptr_t)&ffi_copy }, { "grow", (uintptr_t)&ffi_grow },
@@ -310,6 +369,7 @@ static void push_entries(lua_State *L)
     { "resize", (uintptr_t)&ffi_resize }, { "has_specials", (uintptr_t)&avxbuf_match_has_specials },
     { "consume", (uintptr_t)&ffi_consume }, { "commit", (uintptr_t)&ffi_commit },
     { "search", (uintptr_t)&ffi_search }, { "line", (uintptr_t)&ffi_line },
+    { "read", (uintptr_t)&ffi_read }, { "byte", (uintptr_t)&ffi_byte },
     { "split", (uintptr_t)&ffi_split }, { "start", (uintptr_t)&ffi_start }, { "get", (uintptr_t)&ffi_get },
   };
   lua_createtable(L, 0, 16);
@@ -333,21 +393,36 @@ static void push_entries(lua_State *L)
   lua_setfield(L, -2, "pack_ops");
   lua_pushlightuserdata(L, (void *)&avxbuf_cookie_key);
   lua_setfield(L, -2, "cookie_key");
+  lua_pushlightuserdata(L, st);
+  lua_setfield(L, -2, "stage");
   push_layout(L);
   lua_setfield(L, -2, "layout");
 }
 
-void avxbuf_luajit_install(lua_State *L)
+/* The stage, made once per module record (freed with it: src/lmodule.c);
+ * NULL when memory ran out, and then no FFI path. */
+static ffi_stage *make_stage(lmodule *m)
+{
+  ffi_stage *st = (ffi_stage *)m->alloc(m->alloc_ud, NULL, 0, sizeof *st);
+  if (st == NULL) return NULL;
+  st->stamp = 0;
+  m->stage = st;
+  m->stage_size = sizeof *st;
+  return st;
+}
+
+void avxbuf_luajit_install(lua_State *L, lmodule *m)
 {
   int on = 0;
   lua_getglobal(L, "jit");
   int luajit = !lua_isnil(L, -1);
   lua_pop(L, 1);
-  if (luajit) {
+  ffi_stage *st = luajit ? make_stage(m) : NULL;
+  if (st) {
     int loaded = avxbuf_require_embedded(L, "avxbuf.ffi");
     if (loaded && lua_isfunction(L, -1)) {
       lua_pushvalue(L, -2);                       /* the module */
-      push_entries(L);
+      push_entries(L, st);
       if (avxbuf_require_embedded(L, "avxbuf.ffi_format")) {
         lua_setfield(L, -2, "format");            /* the code pack and unpack make per format */
         on = lua_pcall(L, 2, 0, 0) == LUA_OK;

@@ -25,6 +25,7 @@ void avxbuf_module_unref(lua_State *L, lmodule *m)
   void *ud;
   lua_Alloc alloc = lua_getallocf(L, &ud);
   if (m->packs) alloc(ud, m->packs, sizeof *m->packs, 0);
+  if (m->stage) alloc(ud, m->stage, m->stage_size, 0);
   alloc(ud, m, sizeof *m, 0);
 }
 

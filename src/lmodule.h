@@ -25,6 +25,8 @@ typedef struct lmodule {
   size_t refs;
   struct avxbuf_pk_cache *packs;   /* lpack.c's compiled formats: their own block, */
                                    /* made and freed with the record (packfmt.h) */
+  void *stage;          /* the FFI path's stage (src/lluajit.c), made at its install */
+  size_t stage_size;    /* and freed with the record; NULL elsewhere */
 } lmodule;
 
 typedef struct anchor {

@@ -18,6 +18,11 @@ if not pcall(ffi.typeof, "avxbuf_buffer") then
     typedef struct { uintptr_t cookie; int64_t len; unsigned char *data; int64_t cap; int32_t gen; } avxbuf_buffer;
   ]]
 end
+-- The stage's head (src/lluajit.c's ffi_stage: its bytes start where C
+-- says, at load).
+if not pcall(ffi.typeof, "avxbuf_stage") then
+  ffi.cdef [[ typedef struct { int32_t stamp; } avxbuf_stage; ]]
+end
 
 local bufp = ffi.typeof("avxbuf_buffer *")
 local uptr = ffi.typeof("uintptr_t")
@@ -50,8 +55,9 @@ local LONGEST = 2 ^ 31 - 1
 -- recorded where it failed), after which the interpreter goes on past the
 -- check with what it had made before. So writes are C's: an entry that
 -- takes the generation read here checks it and makes its pointers where
--- nothing runs in between (issue 44, docs/reliability.md). The reads below
--- still make their pointer before their check.
+-- nothing runs in between (issue 44, docs/reliability.md). Reads too: C
+-- copies the bytes a read returns to the module's stage, after its checks,
+-- and the string is made from there.
 
 return function(avxbuf, c)
   local MT = getmetatable(avxbuf.new(0))
@@ -72,11 +78,13 @@ return function(avxbuf, c)
   local STALE = c.stale
   local c_consume = cast("void (*)(avxbuf_buffer *, size_t)", c.consume)
   local c_search = cast("double (*)(const avxbuf_buffer *, uint32_t, int, int64_t, const char *, size_t)", c.search)
-  local c_line = cast("double (*)(const avxbuf_buffer *, uint32_t, size_t)", c.line)
+  local c_line = cast("double (*)(const avxbuf_buffer *, avxbuf_stage *, size_t)", c.line)
+  local c_read = cast("int (*)(const avxbuf_buffer *, avxbuf_stage *, int64_t, int64_t)", c.read)
+  local c_byte_at = cast("int (*)(const avxbuf_buffer *, int64_t)", c.byte)
   local c_split_step = cast("int (*)(const avxbuf_buffer *, uint32_t, size_t, const char *, size_t, double *, int)",
                             c.split)
   local c_start = cast("double (*)(const avxbuf_buffer *, int, int64_t)", c.start)
-  local c_get_count = cast("double (*)(const avxbuf_buffer *, uint32_t, int, int64_t)", c.get)
+  local c_get_staged = cast("int (*)(const avxbuf_buffer *, avxbuf_stage *, int, int64_t)", c.get)
   local methods = MT.__index
   local c_copy, c_zero, c_fill = avxbuf.copy, avxbuf.zero, avxbuf.fill
   local c_put, c_resize = methods.put, methods.resize
@@ -87,9 +95,16 @@ return function(avxbuf, c)
       error("avxbuf.ffi: the buffer layout does not match this avxbuf.so (" .. field .. ")")
     end
   end
-  if ffi.sizeof("int64_t") ~= layout.len_size or ffi.sizeof("int32_t") ~= layout.gen_size then
+  if ffi.sizeof("int64_t") ~= layout.len_size or ffi.sizeof("int32_t") ~= layout.gen_size
+     or ffi.sizeof("avxbuf_stage") > layout.stage_bytes or layout.stage_bytes >= layout.stage_size then
     error("avxbuf.ffi: the buffer's field sizes do not match this avxbuf.so")
   end
+  -- The stage (src/lluajit.c): st, its head, and sb, its bytes. A read
+  -- takes st.stamp + 1 before C stages and keeps its string only if the
+  -- stamp is that after ffi.string; else a finalizer's read staged in
+  -- between, and the C function takes the call.
+  local st = cast("avxbuf_stage *", c.stage)
+  local sb = cast("const char *", c.stage) + layout.stage_bytes
 
   -- src/lmodule.h's testbuffer: the metatable is only a filter (anything can
   -- be given it with debug.setmetatable); the cookie, which only avxbuf
@@ -268,7 +283,7 @@ return function(avxbuf, c)
   -- exit at that check can leave stale (see copy; issue 44).
   local format_env = { cast = cast, tonumber = tonumber, band = band, bswap = bit.bswap, rshift = bit.rshift,
                        arshift = bit.arshift, fstring = ffi.string, as_buffer = as_buffer, index = index,
-                       consume = c_consume }
+                       consume = c_consume, c_read = c_read, st = st, sb = sb }
   local function per_format(what, c_path)
     local made, count, env = {}, 0, setmetatable({ c_path = c_path }, { __index = format_env })
     return function(fmt)
@@ -291,42 +306,37 @@ return function(avxbuf, c)
     return unpacker(fmt)(buf, i, fmt)
   end
 
-  -- Reads: the string a read makes comes from a pointer made after the
-  -- generation was read and checked against it right before ffi.string,
-  -- which copies the bytes before it allocates (lj_str_new; the collector
-  -- runs after it returns); what searches runs in C (c_search, c_line),
-  -- which checks the generation itself. A check that fails (a trace exit
-  -- there can run the collector) takes the path that uses nothing read
-  -- before: the C function. Only integer arguments in the plain cases are
-  -- taken here.
+  -- Reads: C stages the bytes (c_read, c_get_staged, c_line) and the
+  -- string is made from the stage, kept if the stamp says no other read
+  -- staged since (see st above); what searches runs in C (c_search,
+  -- c_split_step). Only integer arguments in the plain cases are taken
+  -- here.
   local fstring = ffi.string
   local c_byte, c_find = methods.byte, methods.find
   local c_get, c_skip, c_lines, c_split = methods.get, methods.skip, methods.lines, methods.split
-  -- buf:tostring(i, j) with both given, 1 <= i <= j <= #buf: those bytes.
-  -- Every other form (defaults, negative or empty ranges) is the C
-  -- function's, which owns string.sub's rules. The pointer is made before
-  -- the check (run by the interpreter, pointer arithmetic makes a cdata).
+  -- buf:tostring(i, j) with both given, 1 <= i <= j: those bytes, when C
+  -- finds them all in the buffer. Every other form (defaults, negative or
+  -- empty ranges) is the C function's, which owns string.sub's rules.
   local c_tostring = methods.tostring
   methods.tostring = function(buf, i, j)
     local b = as_buffer(buf)
     if b ~= nil and index(i) and index(j) and i >= 1 and i <= j then
-      local g = b.gen
-      local in_range = j <= b.len
-      local p = b.data + (i - 1)
-      if in_range and b.gen == g then return fstring(p, j - i + 1) end
+      local k = st.stamp + 1
+      local n = c_read(b, st, i - 1, j - i + 1)
+      if n >= 0 then
+        local s = fstring(sb, n)
+        if st.stamp == k then return s end
+      end
     end
     return c_tostring(buf, i, j)
   end
-  -- buf:byte(i) for 1 <= i <= #buf, compared with the int64_t length
-  -- itself (no conversion of it in the trace); a default, a negative index
-  -- or a range is the C function's.
+  -- buf:byte(i) for 1 <= i <= #buf (C's answer, -1 past the end); a
+  -- default, a negative index or a range is the C function's.
   methods.byte = function(buf, i, j)
     local b = as_buffer(buf)
     if b ~= nil and j == nil and index(i) and i >= 1 then
-      local g = b.gen
-      local in_range = i <= b.len
-      local p = b.data
-      if in_range and b.gen == g then return p[i - 1] end
+      local v = c_byte_at(b, i - 1)
+      if v >= 0 then return v end
     end
     return c_byte(buf, i, j)
   end
@@ -359,23 +369,20 @@ return function(avxbuf, c)
     return c_find(buf, needle, init, flag)
   end
   local consume = c_consume   -- C's rule: n bytes, or all there are
-  -- get(n): a count within the length takes those bytes; what any other
-  -- takes (n absent, past the end, negative) is C's answer (c_get_count;
-  -- n or 0: a placeholder where the flag before it says n is absent),
-  -- asked only then: a call in every get showed in bench/ffi.lua --reads.
-  -- The pointer is made after, the generation checked last.
+  -- get(n): the bytes C's rule takes (c_get_staged; n or 0: a placeholder
+  -- where the flag before it says n is absent), consumed from the buffer
+  -- as it is once the string exists, as the C function does.
   methods.get = function(buf, n)
     local b = as_buffer(buf)
     if b ~= nil and (n == nil or index(n)) then
-      local g = b.gen
-      local k = n
-      if n == nil or n < 0 or n > b.len then k = c_get_count(b, g, n ~= nil, n or 0) end
-      local p = b.data
-      if k >= 0 and b.gen == g then
-        local s = fstring(p, k)
-        -- As the C function: consumed from the buffer as it is once s exists.
-        consume(b, k)
-        return s
+      local k = st.stamp + 1
+      local got = c_get_staged(b, st, n ~= nil, n or 0)
+      if got >= 0 then
+        local s = fstring(sb, got)
+        if st.stamp == k then
+          consume(b, got)
+          return s
+        end
       end
     end
     return c_get(buf, n)
@@ -423,15 +430,17 @@ return function(avxbuf, c)
         c_iter = c_lines(buf, pos + 1)
         return c_iter()
       end
-      local g = d.gen
-      local p = d.data + pos
-      local r = c_line(d, g, pos)
-      local newline = r % 2
-      local n = (r - newline) / 2
-      -- the generation again, last: a trace exit at r >= 0 can run the collector
-      if r >= 0 and d.gen == g then
-        pos = pos + n + newline
-        return fstring(p, n)
+      local k = st.stamp + 1
+      local r = c_line(d, st, pos)
+      if r >= 0 then
+        local newline = r % 2
+        local n = (r - newline) / 2
+        local s = fstring(sb, n)
+        if st.stamp == k then
+          pos = pos + n + newline
+          return s
+        end
+        r = -2
       end
       if r == -1 then
         pos = -1

@@ -6,11 +6,14 @@ local ffi = require "ffi"
 
 -- buf:unpack compiled: a format becomes Lua source of its own (its fields'
 -- loads in order, typed), once, from the ops src/packfmt.c makes of it (C's
--- pack_ops), so the format language lives in C alone. Each load follows a
--- check of the generation, as copy and fill do; a string read may run the
--- collector, which the next check sees. Anything it does not read as the C
--- function would (another byte order, integer sizes other than 1, 2, 4, 8,
--- z, a negative index, a short buffer, a changed generation) makes it
+-- pack_ops), so the format language lives in C alone. Its loads read the
+-- module's stage, never the buffer: C copies each run of fields there
+-- after its checks (c_read, as the other reads: lua/avxbuf/ffi.lua), and
+-- the stamp, checked after the run's loads, says whether another read
+-- staged in between (a finalizer, run by a trace exit or an allocation).
+-- Anything it does not read as the C function would (another byte order,
+-- integer sizes other than 1, 2, 4, 8, z, a negative index, a short
+-- buffer, a run longer than the stage, a changed generation) makes it
 -- return false, and the C function does the whole unpack. (false, not a
 -- sentinel upvalue: comparing with an upvalue is a guard whose snapshot
 -- holds the values read, so a trace made an s1 string even where the
@@ -41,7 +44,7 @@ end
 -- What the code made for a format gets, and its first lines; ptr(ctype)
 -- names a pointer type, declared once at the top.
 local ARGS = { "cast", "tonumber", "band", "bswap", "rshift", "arshift", "fstring", "as_buffer", "index", "consume",
-               "c_path" }
+               "c_read", "st", "sb", "c_path" }
 local function format_code_head()
   local fields = {}
   for k, name in ipairs(ARGS) do fields[k] = "env." .. name end
@@ -58,8 +61,8 @@ end
 
 -- The source of an unpacker for ops, or nil when one op is not for it.
 -- pos is the 1-based index of the next byte. A run of fixed-size fields
--- is one segment: one bounds check, each field at pos plus a constant,
--- pos advanced once at its end. (Advancing pos after every field chained
+-- is one segment: one bounds check, one staging, each field at a constant
+-- offset of the stage, pos advanced once at its end. (Advancing pos after every field chained
 -- one floating-point add per field from one record's index to the
 -- next's, the loop's critical path in a read loop: -jdump.)
 local function unpack_source(ops, stream)
@@ -77,10 +80,21 @@ local function unpack_source(ops, stream)
   local function short(known_end, k)   -- data that ends before the 0-based offset known_end
     return stream and ("return nil, %s + %d - len"):format(known_end, rest[k]) or "return false"
   end
+  -- n bytes from the 1-based index at staged, then what reads them, then the stamp
+  local function staged(at, n, lines)
+    line("local k = st.stamp + 1")
+    line("if c_read(b, st, %s - 1, %s) < 0 then return false end", at, n)
+    for _, l in ipairs(lines) do body[#body + 1] = l end
+    line("if st.stamp ~= k then return false end")
+  end
   local function flush(k)   -- the segment (ending with op k): its check, its lines, pos past it
-    if off > 0 then line("if pos + %d > len then %s end", off - 1, short(("pos + %d"):format(off - 1), k)) end
-    for _, l in ipairs(segment) do body[#body + 1] = l end
-    if off > 0 then line("pos = pos + %d", off) end
+    if off > 0 then
+      line("if pos + %d > len then %s end", off - 1, short(("pos + %d"):format(off - 1), k))
+      staged("pos", off, segment)
+      line("pos = pos + %d", off)
+    else   -- fields of no bytes (c0): nothing to stage
+      for _, l in ipairs(segment) do body[#body + 1] = l end
+    end
     segment, off = {}, 0
   end
   local function seg(fmt, ...) segment[#segment + 1] = "  " .. fmt:format(...) end
@@ -102,30 +116,19 @@ local function unpack_source(ops, stream)
         if not value then return nil end
       end
       values[#values + 1] = "v" .. k
-      seg("local q%d = cast(%s, base + (%s))", k, ptr(load), at())
+      seg("local q%d = cast(%s, sb + %d)", k, ptr(load), off)
       if FLOATS[op.kind] then
         -- An infinity or NaN goes to C, whose lua_pushnumber canonicalises
         -- NaNs (lj_api.c): a load keeps a NaN's payload, and LuaJIT reads
         -- a negative NaN with high payload bits as the tag of a GC object
-        -- (lj_obj.h's NaN tagging), at an address made of the data. (The
-        -- exponent's pointer is made before the check too: a cast run by
-        -- the interpreter makes a cdata, which can run a finalizer.)
-        seg("local e%d = cast(%s, base + (pos + %d))", k, ptr("uint32_t"),
-            off + (size == 8 and NATIVE_LITTLE and 4 or 0))
-        seg("if b.gen ~= g then return false end")
+        -- (lj_obj.h's NaN tagging), at an address made of the data.
+        seg("local e%d = cast(%s, sb + %d)", k, ptr("uint32_t"), off + (size == 8 and NATIVE_LITTLE and 4 or 0))
         seg("if band(e%d[0], 0x7FFFFFFF) >= %s then return false end", k, FLOATS[op.kind])
-        -- That test is a guard, and a trace exit there can run a finalizer
-        -- (lj_trace_exit): the generation again before the load.
-        seg("if b.gen ~= g then return false end")
-      else
-        seg("if b.gen ~= g then return false end")
       end
       seg("local v%d = %s", k, value)
     elseif op.kind == "char" then
       values[#values + 1] = "v" .. k
-      seg("local q%d = base + (%s)", k, at())
-      seg("if b.gen ~= g then return false end")
-      seg("local v%d = fstring(q%d, %d)", k, k, size)
+      seg("local v%d = fstring(sb + %d, %d)", k, off, size)
     elseif op.kind == "string" and PREFIXES[size] then
       local prefix = ("tonumber(q%d[0])"):format(k)
       if size > 1 and op.little ~= NATIVE_LITTLE then
@@ -133,18 +136,18 @@ local function unpack_source(ops, stream)
         if not prefix then return nil end
       end
       values[#values + 1] = "v" .. k
-      seg("local q%d = cast(%s, base + (%s))", k, ptr(PREFIXES[size]), at())
-      seg("if b.gen ~= g then return false end")
-      seg("local n%d = %s", k, prefix)
+      line("local n%d", k)   -- set in the segment, read after it
+      seg("local q%d = cast(%s, sb + %d)", k, ptr(PREFIXES[size]), off)
+      seg("n%d = %s", k, prefix)
       off = off + size
       flush(k)
       -- the string's bytes: pos .. pos + n - 1, all within len (a length
       -- of 8 bytes may be past any buffer: C raises for it)
-      line("local s%d = base + pos", k)
+      line("local s%d = pos", k)
       line("pos = pos + n%d", k)
       line("if pos > len + 1 then %s end", size < 8 and short("pos - 1", k) or "return false")
-      line("if b.gen ~= g then return false end")
-      line("local v%d = fstring(s%d, n%d)", k, k, k)
+      line("local v%d", k)
+      staged("s" .. k, "n" .. k, { ("  v%d = fstring(sb, n%d)"):format(k, k) })
       size = 0
     elseif op.kind ~= "pad" then
       return nil
@@ -184,8 +187,8 @@ end]]):format(results, first_value, results)
   return table.concat(head, "\n") .. ([[
 
 local function read(b, g, pos, len)
-  local base = b.data - 1
 %s
+  if b.gen ~= g then return false end   -- every value from the buffer as it was at the start
   return %s
 end
 ]]):format(table.concat(body, "\n"), (results:gsub("nxt$", "pos"))) .. entry
