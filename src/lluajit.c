@@ -23,27 +23,6 @@
  * 0 (or -1) leaves the work to the C function, which does it or raises the
  * documented error. */
 
-/* put's piece of n bytes to offset doff of d from offset soff of s, or of
- * str (a Lua string's bytes, which the caller holds, when s is NULL), with
- * the kernel d's plan picks, as memmove. Checked against the generations
- * and the capacity, what the block holds (with the generation unchanged,
- * the length put counted is too), and the pointers made here: 1 when done. n
- * comes second, in a register: the pick compares it many times (x86-64
- * passes six arguments in registers). */
-static int ffi_copy(buffer *d, size_t n, uint32_t dgen, size_t doff, const buffer *s, uint32_t sgen,
-                    const unsigned char *str, size_t soff)
-{
-  if (d->gen != dgen || d->module == NULL || doff > d->cap || n > d->cap - doff) return 0;
-  if (s != NULL) {
-    if (s->gen != sgen || soff > s->cap || n > s->cap - soff) return 0;
-    str = s->data;
-  }
-  unsigned char *dst = d->data + doff;
-  const unsigned char *src = str + soff;
-  avxbuf_copy(&d->module->state.plan, dst, src, n, avxbuf_overlap_of(dst, src, n));
-  return 1;
-}
-
 /* What the FFI path's checking entries answer (FFI_DONE exported as
  * `done`): the work is done, or the C function must take the call (an
  * argument it refuses, and says so; a freed buffer). */
@@ -110,40 +89,6 @@ static int ffi_resize(buffer *b, uint32_t gen, int64_t n)
   return 1;
 }
 
-/* The generation as ffi.lua reads it (an int32_t: src/buffer.h), or
- * FFI_STALE: the generation was not the one given, or the work failed. */
-#define FFI_STALE 4294967296.0
-static double generation(const buffer *b)
-{
-  return (double)(int32_t)b->gen;
-}
-
-/* Room for need bytes in b, its length kept, for put and pack: buffer_grow
- * with the allocator the module was made with (LuaJIT frees every object
- * with whatever allocator is current, so a program that changes it must
- * keep the two compatible anyway). It cannot tell the collector (no Lua
- * call here): the next call into C that paces does, avxbuf.new among them.
- * The new generation, or FFI_STALE when the generation changed, need is
- * too large or memory ran out. */
-static double ffi_grow(buffer *b, uint32_t gen, size_t need)
-{
-  lmodule *m = b->module;
-  if (b->gen != gen || m == NULL || need > MAX_LENGTH
-      || !buffer_grow(&m->stats, m->alloc, m->alloc_ud, b, need, b->len))
-    return FFI_STALE;
-  return generation(b);
-}
-
-/* The length put or pack wrote up to, past the bytes b holds (ffi.lua
- * writes them after its generation check): buffer_setlen, 1; 0 when the
- * generation changed on the way. */
-static int ffi_commit(buffer *b, uint32_t gen, size_t len)
-{
-  if (b->gen != gen || len > b->cap) return 0;
-  buffer_setlen(b, len);
-  return 1;
-}
-
 /* Consumes n bytes from the front of b (all, when it has fewer: C's
  * rule): get, skip and the stream form of unpack once its values exist.
  * No generation to check: it reads b as it is, as the C functions do
@@ -169,9 +114,16 @@ static void ffi_consume(buffer *b, size_t n)
  * functions'. What needs a search runs here too and returns a double (a
  * Lua number: no cdata to box when interpreted). */
 #define STAGE_BYTES 4096
+#define STAGE_PIECES 64   /* put's pieces (ffi.lua's bound, a literal there) */
 typedef struct ffi_stage {
   int32_t stamp;
-  unsigned char bytes[STAGE_BYTES];
+  struct {                        /* put's pieces, staged by ffi.lua: */
+    const unsigned char *p;       /* a Lua string's bytes, which the caller holds, */
+    const buffer *buf;            /* or a buffer (then p is NULL), */
+    uint32_t gen;                 /* with its generation then, */
+    size_t n;                     /* and the length */
+  } piece[STAGE_PIECES];
+  unsigned char bytes[STAGE_BYTES];   /* a read's bytes, staged by C */
 } ffi_stage;
 
 /* n bytes of b from offset at copied to st, the stamp stepped first. By
@@ -205,6 +157,41 @@ static int ffi_read(const buffer *b, ffi_stage *st, int64_t at, int64_t n)
 static int ffi_byte(const buffer *b, int64_t at)
 {
   return at >= 0 && (uint64_t)at < b->len ? b->data[at] : -1;
+}
+
+/* put of the count pieces ffi.lua staged in st under stamp (it sets the
+ * stamp first: a finalizer's read or put that staged in between steps
+ * it), appended to b as it is now, grown by C's rule and moved with the
+ * kernel the plan picks: 1. 0, with nothing written, when st is not b's
+ * module's or holds another stamp, a piece buffer changed since it was
+ * staged (a piece that is b itself must still be all of b), or growth
+ * failed: the C function then puts, or raises. Growth uses the allocator
+ * the module was made with (LuaJIT frees every object with whatever
+ * allocator is current, so a program that changes it must keep the two
+ * compatible anyway), and cannot tell the collector (no Lua call here):
+ * the next call into C that paces does, avxbuf.new among them. */
+static int ffi_put(buffer *b, ffi_stage *st, int32_t stamp, int count)
+{
+  if (!stage_ok(b, st) || st->stamp != stamp || count < 0 || count > STAGE_PIECES) return 0;
+  size_t total = b->len;
+  for (int k = 0; k < count; k++) {
+    const buffer *s = st->piece[k].buf;
+    size_t n = st->piece[k].n;
+    if (s == b ? n != b->len : s != NULL ? s->gen != st->piece[k].gen || n > s->len : st->piece[k].p == NULL)
+      return 0;
+    if (n > MAX_LENGTH - total) return 0;
+    total += n;
+  }
+  lmodule *m = b->module;
+  if (total > b->cap && !buffer_grow(&m->stats, m->alloc, m->alloc_ud, b, total, b->len)) return 0;
+  unsigned char *d = b->data + b->len;
+  for (int k = 0; k < count; k++) {
+    const buffer *s = st->piece[k].buf;
+    avxbuf_copy(&m->state.plan, d, s != NULL ? s->data : st->piece[k].p, st->piece[k].n, OV_NONE);
+    d += st->piece[k].n;
+  }
+  buffer_setlen(b, total);
+  return 1;
 }
 
 /* From init (AVXBUF_INIT unless given; string.sub's start rule, as
@@ -350,6 +337,8 @@ static void push_layout(lua_State *L)
     { "cap", offsetof(buffer, cap) }, { "gen", offsetof(buffer, gen) },
     { "len_size", sizeof(size_t) }, { "gen_size", sizeof(uint32_t) },
     { "stage_size", sizeof(ffi_stage) }, { "stage_bytes", offsetof(ffi_stage, bytes) },
+    { "stage_pieces", STAGE_PIECES }, { "stage_piece", offsetof(ffi_stage, piece) },
+    { "piece_size", sizeof(((ffi_stage *)0)->piece[0]) },
   };
   lua_createtable(L, 0, (int)(sizeof facts / sizeof facts[0]));
   for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
@@ -363,11 +352,11 @@ static void push_layout(lua_State *L)
 static void push_entries(lua_State *L, ffi_stage *st)
 {
   const struct { const char *name; uintptr_t fn; } entries[] = {
-    { "copy", (uintptr_t)&ffi_copy }, { "grow", (uintptr_t)&ffi_grow },
+    { "put", (uintptr_t)&ffi_put },
     { "copy_from_buffer", (uintptr_t)&ffi_copy_from_buffer },
     { "copy_from_string", (uintptr_t)&ffi_copy_from_string }, { "fill_args", (uintptr_t)&ffi_fill_args },
     { "resize", (uintptr_t)&ffi_resize }, { "has_specials", (uintptr_t)&avxbuf_match_has_specials },
-    { "consume", (uintptr_t)&ffi_consume }, { "commit", (uintptr_t)&ffi_commit },
+    { "consume", (uintptr_t)&ffi_consume },
     { "search", (uintptr_t)&ffi_search }, { "line", (uintptr_t)&ffi_line },
     { "read", (uintptr_t)&ffi_read }, { "byte", (uintptr_t)&ffi_byte },
     { "split", (uintptr_t)&ffi_split }, { "start", (uintptr_t)&ffi_start }, { "get", (uintptr_t)&ffi_get },
@@ -379,8 +368,6 @@ static void push_entries(lua_State *L, ffi_stage *st)
   }
   lua_pushinteger(L, FFI_DONE);
   lua_setfield(L, -2, "done");
-  lua_pushnumber(L, FFI_STALE);
-  lua_setfield(L, -2, "stale");
   lua_pushinteger(L, AVXBUF_FIRST);
   lua_setfield(L, -2, "first");
   lua_pushnumber(L, (lua_Number)FFI_ABSENT);

@@ -18,10 +18,17 @@ if not pcall(ffi.typeof, "avxbuf_buffer") then
     typedef struct { uintptr_t cookie; int64_t len; unsigned char *data; int64_t cap; int32_t gen; } avxbuf_buffer;
   ]]
 end
--- The stage's head (src/lluajit.c's ffi_stage: its bytes start where C
--- says, at load).
+-- The stage's head and put's pieces (src/lluajit.c's ffi_stage, checked
+-- against C's offsets at load; its bytes start where C says). 64
+-- pieces: put stages at most that many, a literal below (a bound in an
+-- upvalue, debug.setupvalue could move past the stage).
 if not pcall(ffi.typeof, "avxbuf_stage") then
-  ffi.cdef [[ typedef struct { int32_t stamp; } avxbuf_stage; ]]
+  ffi.cdef [[
+    typedef struct {
+      int32_t stamp;
+      struct { const char *p; const avxbuf_buffer *buf; int32_t gen; int64_t n; } piece[64];
+    } avxbuf_stage;
+  ]]
 end
 
 local bufp = ffi.typeof("avxbuf_buffer *")
@@ -62,8 +69,7 @@ local LONGEST = 2 ^ 31 - 1
 return function(avxbuf, c)
   local MT = getmetatable(avxbuf.new(0))
   local KEY = cast(uptr, c.cookie_key)
-  local c_copy_at = cast("int (*)(avxbuf_buffer *, size_t, uint32_t, size_t, const avxbuf_buffer *, uint32_t, "
-                         .. "const char *, size_t)", c.copy)
+  local c_put_staged = cast("int (*)(avxbuf_buffer *, avxbuf_stage *, int32_t, int)", c.put)
   local c_resize_at = cast("int (*)(avxbuf_buffer *, uint32_t, int64_t)", c.resize)
   local c_has_specials = cast("int (*)(const char *, size_t)", c.has_specials)
   local c_copy_from_buffer = cast("int (*)(avxbuf_buffer *, const avxbuf_buffer *, int64_t, int64_t, int64_t)",
@@ -73,9 +79,6 @@ return function(avxbuf, c)
   local c_fill_args = cast("int (*)(avxbuf_buffer *, int64_t, int64_t, int64_t)", c.fill_args)
   local DONE = c.done
   local FIRST, START, ABSENT = c.first, c.start_default, c.absent
-  local c_grow = cast("double (*)(avxbuf_buffer *, uint32_t, size_t)", c.grow)
-  local c_commit = cast("int (*)(avxbuf_buffer *, uint32_t, size_t)", c.commit)
-  local STALE = c.stale
   local c_consume = cast("void (*)(avxbuf_buffer *, size_t)", c.consume)
   local c_search = cast("double (*)(const avxbuf_buffer *, uint32_t, int, int64_t, const char *, size_t)", c.search)
   local c_line = cast("double (*)(const avxbuf_buffer *, avxbuf_stage *, size_t)", c.line)
@@ -96,6 +99,8 @@ return function(avxbuf, c)
     end
   end
   if ffi.sizeof("int64_t") ~= layout.len_size or ffi.sizeof("int32_t") ~= layout.gen_size
+     or ffi.offsetof("avxbuf_stage", "piece") ~= layout.stage_piece or layout.stage_pieces ~= 64
+     or ffi.sizeof("avxbuf_stage") ~= layout.stage_piece + 64 * layout.piece_size
      or ffi.sizeof("avxbuf_stage") > layout.stage_bytes or layout.stage_bytes >= layout.stage_size then
     error("avxbuf.ffi: the buffer's field sizes do not match this avxbuf.so")
   end
@@ -155,82 +160,50 @@ return function(avxbuf, c)
     return c_fill_args(b, byte, i, n) == DONE
   end
 
-  -- buf:put of strings and buffers, growing the buffer as C would; anything
-  -- else (other types, a failed growth) is the C function's.
-  local function add(total, v)   -- total plus the length of piece v, or -1
-    if total < 0 then return -1 end
-    if type(v) == "string" then return total + #v end
-    local p = as_buffer(v)
-    return p and total + tonumber(p.len) or -1
-  end
-  -- Piece v at offset at of b, whose generation was g, capacity cap and
-  -- length old then: the offset after it, or -1 when something changed.
-  -- Each piece is one call to C's checking move (c_copy_at), which checks
-  -- the generations and makes the pointers itself (see copy: no pointer
-  -- made here outlives a check), with the kernel the plan picks.
-  local function put_piece(b, g, cap, at, v, old)
-    if at < 0 then return -1 end
-    local src, sgen, str, n
+  -- buf:put of up to 64 strings and buffers: the pieces staged (a string,
+  -- or a buffer with the generation and length it has: no pointer into a
+  -- buffer is made here), then one call (c_put_staged) that checks the
+  -- stage's stamp and each piece buffer, grows the buffer by C's rule and
+  -- moves them all with the kernel the plan picks. The stamp, set before
+  -- the first piece is staged, tells C whether a finalizer's read or put
+  -- staged in between. Anything else (other types, more pieces, a
+  -- refusal) is the C function's.
+  local function staged(k, v)   -- piece v staged at k: true, or false for a type C must judge
     if type(v) == "string" then
-      str, n = v, #v
-    else
-      src = cast(bufp, v)
-      if src == b then
-        sgen, n = g, old
-      else
-        sgen = src.gen
-        n = tonumber(src.len)
-      end
+      local e = st.piece[k]
+      e.p, e.buf, e.n = v, nil, #v
+      return true
     end
-    -- A piece buffer that grew since it was counted (a finalizer run by a
-    -- cdata made here) moves every later piece: none may end past the room.
-    if at + n > cap then return -1 end
-    return c_copy_at(b, n, g, at, src, sgen or 0, str, 0) == 1 and at + n or -1
+    local p = as_buffer(v)
+    if p == nil then return false end
+    local e = st.piece[k]
+    e.p, e.buf, e.gen, e.n = nil, p, p.gen, p.len
+    return true
   end
-  -- The n pieces eight at a time, unrolled (a trace sees each piece's type
-  -- and width), the rest by a tail call, which the JIT unrolls too: a loop
-  -- over select(k, ...) became a trace of its own, left and entered again
-  -- on every put. (A side trace that starts inside these and reaches `...`
-  -- is not compiled: NYI in 2.1.0-beta3; the caller's loop trace is.)
-  local function total_of(total, n, v1, v2, v3, v4, v5, v6, v7, v8, ...)
-    if n >= 1 then total = add(total, v1) end
-    if n >= 2 then total = add(total, v2) end
-    if n >= 3 then total = add(total, v3) end
-    if n >= 4 then total = add(total, v4) end
-    if n >= 5 then total = add(total, v5) end
-    if n >= 6 then total = add(total, v6) end
-    if n >= 7 then total = add(total, v7) end
-    if n >= 8 then total = add(total, v8) end
-    if n > 8 then return total_of(total, n - 8, ...) end
-    return total
-  end
-  local function write_pieces(b, g, cap, at, old, n, v1, v2, v3, v4, v5, v6, v7, v8, ...)
-    if n >= 1 then at = put_piece(b, g, cap, at, v1, old) end
-    if n >= 2 then at = put_piece(b, g, cap, at, v2, old) end
-    if n >= 3 then at = put_piece(b, g, cap, at, v3, old) end
-    if n >= 4 then at = put_piece(b, g, cap, at, v4, old) end
-    if n >= 5 then at = put_piece(b, g, cap, at, v5, old) end
-    if n >= 6 then at = put_piece(b, g, cap, at, v6, old) end
-    if n >= 7 then at = put_piece(b, g, cap, at, v7, old) end
-    if n >= 8 then at = put_piece(b, g, cap, at, v8, old) end
-    if n > 8 then return write_pieces(b, g, cap, at, old, n - 8, ...) end
-    return at
+  -- The n pieces from k, eight at a time, unrolled (a trace sees each
+  -- piece's type and width), the rest by a tail call, which the JIT
+  -- unrolls too: a loop over select(k, ...) became a trace of its own,
+  -- left and entered again on every put. (A side trace that starts inside
+  -- these and reaches `...` is not compiled: NYI in 2.1.0-beta3; the
+  -- caller's loop trace is.)
+  local function stage_pieces(k, n, v1, v2, v3, v4, v5, v6, v7, v8, ...)
+    if n >= 1 and not staged(k, v1) then return false end
+    if n >= 2 and not staged(k + 1, v2) then return false end
+    if n >= 3 and not staged(k + 2, v3) then return false end
+    if n >= 4 and not staged(k + 3, v4) then return false end
+    if n >= 5 and not staged(k + 4, v5) then return false end
+    if n >= 6 and not staged(k + 5, v6) then return false end
+    if n >= 7 and not staged(k + 6, v7) then return false end
+    if n >= 8 and not staged(k + 7, v8) then return false end
+    if n > 8 then return stage_pieces(k + 8, n - 8, ...) end
+    return true
   end
   local function fast_put(buf, n, ...)
     local b = as_buffer(buf)
-    if not b then return false end
-    local g = b.gen
-    local old = tonumber(b.len)
-    local total = total_of(old, n, ...)
-    if total < 0 then return false end
-    local cap = tonumber(b.cap)
-    if total > cap then   -- grown here, by C's rule (src/lluajit.c): the new generation
-      g = c_grow(b, g, total)
-      if g == STALE then return false end
-      cap = tonumber(b.cap)
-    end
-    -- Bytes past the length are nobody's: an interrupted put leaves no trace.
-    return write_pieces(b, g, cap, old, old, n, ...) == total and c_commit(b, g, total) == 1
+    if b == nil or n > 64 then return false end
+    local k = st.stamp + 1
+    st.stamp = k
+    return stage_pieces(0, n, ...) and c_put_staged(b, st, k, n) == 1
   end
 
   -- buf:resize(n) where the buffer holds n bytes: C's entry (c_resize_at)
@@ -520,8 +493,7 @@ return function(avxbuf, c)
   end
 
   -- A number as the C function writes it (lua_tolstring's format; `..`
-  -- consults no __tostring), made before fast_put reads a pointer: making
-  -- a string can run the collector.
+  -- consults no __tostring), staged as that string.
   local function text(v)
     if type(v) == "number" then return v .. "" end
     return v
@@ -532,7 +504,7 @@ return function(avxbuf, c)
       local v1, v2, v3, v4, v5, v6, v7, v8 = ...
       v1, v2, v3, v4, v5, v6, v7, v8 = text(v1), text(v2), text(v3), text(v4), text(v5), text(v6), text(v7), text(v8)
       if fast_put(buf, n, v1, v2, v3, v4, v5, v6, v7, v8) then return buf end
-    elseif fast_put(buf, n, ...) then   -- a number among more pieces: add refuses it, C writes it
+    elseif fast_put(buf, n, ...) then   -- a number among more pieces: staged refuses it, C writes it
       return buf
     end
     return c_put(buf, ...)
