@@ -363,6 +363,36 @@ function TestJit.test_compiled_reads_give_what_the_string_library_gives()
   end
 end
 
+-- Reads of sizes around the FFI path's stage (4096 bytes, src/lluajit.c):
+-- up to it C stages the bytes; past it the C function reads. Each form
+-- against the string library, in a loop the JIT compiles, on every Lua.
+function TestJit.test_reads_around_the_stage_size()
+  for _, n in ipairs { 1, 4095, 4096, 4097, 9000 } do
+    local line = ("x"):rep(n - 1) .. "y"
+    local s = line .. "\n" .. line
+    local bad
+    for _ = 1, 60 do
+      local b = avxbuf.from(s)
+      if b:tostring(1, n) ~= line then bad = bad or "tostring" end
+      if b:tostring(2, n + 1) ~= s:sub(2, n + 1) then bad = bad or "tostring(2)" end
+      local k = 0
+      for l in b:lines() do
+        k = k + 1
+        if l ~= line then bad = bad or "lines" end
+      end
+      if k ~= 2 then bad = bad or "lines: count" end
+      local c, nxt = b:unpack(1, "c" .. n)
+      if c ~= line or nxt ~= n + 1 then bad = bad or "unpack c" end
+      local p = avxbuf.new()
+      p:pack("<s4 B", line, 7)
+      local v, seven = p:unpack(1, "<s4 B")
+      if v ~= line or seven ~= 7 then bad = bad or "unpack s4" end
+      if b:get(n) ~= line or b:get(1) ~= "\n" or b:get() ~= line or #b ~= 0 then bad = bad or "get" end
+    end
+    lu.assertNil(bad, n)
+  end
+end
+
 -- A loop over many splits runs their pieces in one loop trace, guarded on
 -- the iterators' prototype: a trace guarded on the first iterator (the
 -- closure itself) sent every later iterator's pieces through side exits.
