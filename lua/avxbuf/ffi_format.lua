@@ -27,9 +27,17 @@ local LOADS = {
   float = { [4] = "float" }, double = { [8] = "double" }, number = { [8] = "double" },
 }
 local PREFIXES = { [1] = "uint8_t", [2] = "uint16_t", [4] = "uint32_t", [8] = "uint64_t" }
--- The word of a float or double that holds its exponent: all ones in it,
--- at or above this, is an infinity or a NaN.
-local FLOATS = { float = "0x7F800000", double = "0x7FF00000", number = "0x7FF00000" }
+-- A float or double's value from its bits, loaded as uint32_t words:
+-- (sign, biased exponent, fraction) made a number by ldexp, exactly; an
+-- infinity or a NaN (exponent all ones) goes to C, whose lua_pushnumber
+-- canonicalises NaNs (lj_api.c). No double is loaded from the stage: a
+-- load keeps a NaN's payload (lj_cconv.c: "Numbers are NOT canonicalized
+-- here"), and LuaJIT reads a negative NaN with high payload bits as the
+-- tag of a GC object (lj_obj.h's NaN tagging); the test of the exponent
+-- before such a load is a guard, and a trace exit there can run a
+-- finalizer that stages other bytes in between. {fraction bits, bias +
+-- fraction bits, all-ones exponent}:
+local FLOATS = { float = { 23, 150, 0xFF }, double = { 20, 1075, 0x7FF }, number = { 20, 1075, 0x7FF } }
 local NATIVE_LITTLE = ffi.abi("le")
 
 -- The other byte order, for 2- and 4-byte integers only: a value loaded
@@ -43,19 +51,23 @@ end
 
 -- What the code made for a format gets, and its first lines; ptr(ctype)
 -- names a pointer type, declared once at the top.
-local ARGS = { "cast", "tonumber", "band", "bswap", "rshift", "arshift", "fstring", "as_buffer", "index", "consume",
-               "c_read", "st", "sb", "c_path" }
+local ARGS = { "cast", "tonumber", "band", "bswap", "rshift", "arshift", "ldexp", "fstring", "as_buffer", "index",
+               "consume", "c_read", "st", "sb", "c_path" }
+-- at(ctype, off) names a pointer of that type to byte off of the stage,
+-- made once, at the top (a pointer made per call, run by the
+-- interpreter, is a cdata, which can run the collector).
 local function format_code_head()
   local fields = {}
   for k, name in ipairs(ARGS) do fields[k] = "env." .. name end
-  local head, types = { "local ffi_typeof, env = ...",
-                        "local " .. table.concat(ARGS, ", ") .. " = " .. table.concat(fields, ", ") }, {}
-  return head, function(ctype)
-    if not types[ctype] then
-      types[ctype] = true
-      head[#head + 1] = ("local %s_p = ffi_typeof(%q)"):format(ctype, ctype .. " *")
+  local head, made = { "local ffi_typeof, env = ...",
+                       "local " .. table.concat(ARGS, ", ") .. " = " .. table.concat(fields, ", ") }, {}
+  return head, function(ctype, off)
+    local name = ("%s_%d"):format(ctype:gsub(" ", "_"), off)
+    if not made[name] then
+      made[name] = true
+      head[#head + 1] = ("local %s = cast(ffi_typeof(%q), sb + %d)"):format(name, ctype .. " *", off)
     end
-    return ctype .. "_p"
+    return name
   end
 end
 
@@ -66,11 +78,10 @@ end
 -- one floating-point add per field from one record's index to the
 -- next's, the loop's critical path in a read loop: -jdump.)
 local function unpack_source(ops, stream)
-  local head, ptr = format_code_head()
+  local head, at = format_code_head()
   local body, values = {}, {}
   local function line(fmt, ...) body[#body + 1] = "  " .. fmt:format(...) end
   local segment, off = {}, 0   -- the current segment's lines, and its size so far
-  local function at() return off > 0 and ("pos + %d"):format(off) or "pos" end
   -- The stream form returns nil and the bytes missing at the least for
   -- short data, as C counts them (src/lpack.c's shortfall: the end of
   -- what is known, plus each later option's `least`, C's count in
@@ -80,10 +91,10 @@ local function unpack_source(ops, stream)
   local function short(known_end, k)   -- data that ends before the 0-based offset known_end
     return stream and ("return nil, %s + %d - len"):format(known_end, rest[k]) or "return false"
   end
-  -- n bytes from the 1-based index at staged, then what reads them, then the stamp
-  local function staged(at, n, lines)
+  -- n bytes from the 1-based index from staged, then what reads them, then the stamp
+  local function staged(from, n, lines)
     line("local k = st.stamp + 1")
-    line("if c_read(b, st, %s - 1, %s) < 0 then return false end", at, n)
+    line("if c_read(b, st, %s - 1, %s) < 0 then return false end", from, n)
     for _, l in ipairs(lines) do body[#body + 1] = l end
     line("if st.stamp ~= k then return false end")
   end
@@ -109,35 +120,44 @@ local function unpack_source(ops, stream)
     local size = op.size
     if op.align > 1 then return nil end   -- padding is C's (AVXBUF_PK_PADDING)
     local load = LOADS[op.kind] and LOADS[op.kind][size]
-    if load then
-      local value = load == "int64_t" and ("tonumber(q%d[0])"):format(k) or ("q%d[0]"):format(k)
+    local float = load and FLOATS[op.kind]
+    if float then
+      if size > 1 and op.little ~= NATIVE_LITTLE then return nil end
+      values[#values + 1] = "v" .. k
+      local frac, bias, ones = float[1], float[2], float[3]
+      local hi = at("uint32_t", off + (size == 8 and NATIVE_LITTLE and 4 or 0))
+      seg("local h%d = %s[0]", k, hi)
+      seg("local e%d = band(rshift(h%d, %d), 0x%X)", k, k, frac, ones)
+      seg("if e%d == 0x%X then return false end", k, ones)
+      local fraction = ("band(h%d, 0x%X)"):format(k, 2 ^ frac - 1)
+      if size == 8 then
+        fraction = ("%s * 4294967296 + %s[0]"):format(fraction, at("uint32_t", off + (NATIVE_LITTLE and 0 or 4)))
+      end
+      seg("local v%d = ldexp(%s + (e%d == 0 and 0 or %d), (e%d == 0 and 1 or e%d) - %d)", k, fraction, k,
+          2 ^ (size == 8 and 52 or 23), k, k, bias)
+      seg("if h%d >= 2147483648 then v%d = -v%d end", k, k, k)
+    elseif load then
+      local q = at(load, off)
+      local value = load == "int64_t" and ("tonumber(%s[0])"):format(q) or ("%s[0]"):format(q)
       if size > 1 and op.little ~= NATIVE_LITTLE then
-        value, load = other_order_load(op.kind, size, ("q%d[0]"):format(k)), PREFIXES[size]
+        q = at(PREFIXES[size], off)
+        value = other_order_load(op.kind, size, ("%s[0]"):format(q))
         if not value then return nil end
       end
       values[#values + 1] = "v" .. k
-      seg("local q%d = cast(%s, sb + %d)", k, ptr(load), off)
-      if FLOATS[op.kind] then
-        -- An infinity or NaN goes to C, whose lua_pushnumber canonicalises
-        -- NaNs (lj_api.c): a load keeps a NaN's payload, and LuaJIT reads
-        -- a negative NaN with high payload bits as the tag of a GC object
-        -- (lj_obj.h's NaN tagging), at an address made of the data.
-        seg("local e%d = cast(%s, sb + %d)", k, ptr("uint32_t"), off + (size == 8 and NATIVE_LITTLE and 4 or 0))
-        seg("if band(e%d[0], 0x7FFFFFFF) >= %s then return false end", k, FLOATS[op.kind])
-      end
       seg("local v%d = %s", k, value)
     elseif op.kind == "char" then
       values[#values + 1] = "v" .. k
-      seg("local v%d = fstring(sb + %d, %d)", k, off, size)
+      seg("local v%d = fstring(%s, %d)", k, at("char", off), size)
     elseif op.kind == "string" and PREFIXES[size] then
-      local prefix = ("tonumber(q%d[0])"):format(k)
+      local q = at(PREFIXES[size], off)
+      local prefix = ("tonumber(%s[0])"):format(q)
       if size > 1 and op.little ~= NATIVE_LITTLE then
-        prefix = other_order_load("uint", size, ("q%d[0]"):format(k))
+        prefix = other_order_load("uint", size, ("%s[0]"):format(q))
         if not prefix then return nil end
       end
       values[#values + 1] = "v" .. k
       line("local n%d", k)   -- set in the segment, read after it
-      seg("local q%d = cast(%s, sb + %d)", k, ptr(PREFIXES[size]), off)
       seg("n%d = %s", k, prefix)
       off = off + size
       flush(k)
