@@ -255,8 +255,8 @@ return function(avxbuf, c)
   -- it stored through pointers made before its generation check, which an
   -- exit at that check can leave stale (see copy; issue 44).
   local format_env = { cast = cast, tonumber = tonumber, band = band, bswap = bit.bswap, rshift = bit.rshift,
-                       arshift = bit.arshift, ldexp = math.ldexp, fstring = ffi.string, as_buffer = as_buffer, index = index,
-                       consume = c_consume, c_read = c_read, st = st, sb = sb }
+                       arshift = bit.arshift, ldexp = math.ldexp, fstring = ffi.string, as_buffer = as_buffer,
+                       index = index, consume = c_consume, c_read = c_read, st = st, sb = sb }
   local function per_format(what, c_path)
     local made, count, env = {}, 0, setmetatable({ c_path = c_path }, { __index = format_env })
     return function(fmt)
