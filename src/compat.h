@@ -52,6 +52,14 @@ static inline const char *avxbuf_tolstring(lua_State *L, int i, size_t *len)
 }
 #endif
 
+/* A number as an integer where the Lua has none (5.1, 5.2, LuaJIT):
+ * integral and exact in a double, within +-2^53. LuaJIT's FFI path judges
+ * the numbers pack takes by it too (src/lpack.c's avxbuf_pack_staged). */
+static inline int avxbuf_number_is_integer(lua_Number n)
+{
+  return n == floor(n) && n >= -9007199254740992.0 && n <= 9007199254740992.0;
+}
+
 #if LUA_VERSION_NUM < 503
 /* lua_getfield returns the type from 5.3 on. */
 #define lua_getfield(L, i, k) (lua_getfield(L, i, k), lua_type(L, -1))
@@ -68,12 +76,12 @@ static inline int avxbuf_geti(lua_State *L, int t, lua_Integer i)
   return lua_type(L, -1);
 }
 
-/* Integral and exact in a double: within +-2^53. isint may be NULL, as
- * 5.2's lua_tointeger macro passes it. */
+/* avxbuf_number_is_integer's integers. isint may be NULL, as 5.2's
+ * lua_tointeger macro passes it. */
 static inline lua_Integer avxbuf_tointegerx(lua_State *L, int i, int *isint)
 {
   lua_Number n = lua_tonumber(L, i);
-  int ok = lua_isnumber(L, i) && n == floor(n) && n >= -9007199254740992.0 && n <= 9007199254740992.0;
+  int ok = lua_isnumber(L, i) && avxbuf_number_is_integer(n);
   if (isint) *isint = ok;
   return ok ? (lua_Integer)n : 0;
 }

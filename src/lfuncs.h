@@ -11,6 +11,18 @@ extern const luaL_Reg avxbuf_settings_funcs[];   /* lsettings.c */
 extern const luaL_Reg avxbuf_cpu_funcs[];        /* lcpu.c */
 extern const luaL_Reg avxbuf_inspect_funcs[], avxbuf_inspect_methods[], avxbuf_inspect_meta[];   /* linspect.c */
 extern const luaL_Reg avxbuf_pack_methods[];     /* lpack.c */
+
+/* lpack.c, for LuaJIT's FFI path (src/lluajit.c): buf:pack(fmt, v...)
+ * appending, with the values as ffi.lua staged them (a string's bytes and
+ * length, or a number when s is NULL); the index after the last byte
+ * written, or 0, with nothing written, where the C function must pack or
+ * raise. Runs no Lua code. */
+typedef struct avxbuf_pack_value {
+  const char *s;
+  int64_t len;
+  double n;
+} avxbuf_pack_value;
+double avxbuf_pack_staged(lmodule *m, buffer *b, const char *fmt, size_t len, const avxbuf_pack_value *v, int count);
 extern const luaL_Reg avxbuf_io_methods[];       /* lio.c */
 extern const luaL_Reg avxbuf_match_methods[];    /* lmatch.c */
 extern const luaL_Reg avxbuf_format_methods[];   /* lformat.c */

@@ -114,7 +114,7 @@ static void ffi_consume(buffer *b, size_t n)
  * functions'. What needs a search runs here too and returns a double (a
  * Lua number: no cdata to box when interpreted). */
 #define STAGE_BYTES 4096
-#define STAGE_PIECES 64   /* put's pieces (ffi.lua's bound, a literal there) */
+#define STAGE_PIECES 64   /* put's pieces and pack's values (ffi.lua's bound, a literal there) */
 typedef struct ffi_stage {
   int32_t stamp;
   struct {                        /* put's pieces, staged by ffi.lua: */
@@ -123,6 +123,7 @@ typedef struct ffi_stage {
     uint32_t gen;                 /* with its generation then, */
     size_t n;                     /* and the length */
   } piece[STAGE_PIECES];
+  avxbuf_pack_value value[STAGE_PIECES];   /* pack's values, staged by ffi.lua */
   unsigned char bytes[STAGE_BYTES];   /* a read's bytes, staged by C */
 } ffi_stage;
 
@@ -161,6 +162,15 @@ static int ffi_read(const buffer *b, ffi_stage *st, int64_t at, int64_t n)
 static int ffi_byte(const buffer *b, int64_t at)
 {
   return at >= 0 && (uint64_t)at < b->len ? b->data[at] : -1;
+}
+
+/* pack(fmt, v...) of the count values ffi.lua staged in st under stamp
+ * (as ffi_put), appended to b: src/lpack.c's avxbuf_pack_staged, the
+ * index after the last byte written, or 0, with nothing written. */
+static double ffi_pack(buffer *b, ffi_stage *st, int32_t stamp, const char *fmt, size_t len, int count)
+{
+  if (!stage_ok(b, st) || st->stamp != stamp || count < 0 || count > STAGE_PIECES) return 0;
+  return avxbuf_pack_staged(b->module, b, fmt, len, st->value, count);
 }
 
 /* put of the count pieces ffi.lua staged in st under stamp (it sets the
@@ -342,7 +352,8 @@ static void push_layout(lua_State *L)
     { "len_size", sizeof(size_t) }, { "gen_size", sizeof(uint32_t) },
     { "stage_size", sizeof(ffi_stage) }, { "stage_bytes", offsetof(ffi_stage, bytes) },
     { "stage_pieces", STAGE_PIECES }, { "stage_piece", offsetof(ffi_stage, piece) },
-    { "piece_size", sizeof(((ffi_stage *)0)->piece[0]) },
+    { "piece_size", sizeof(((ffi_stage *)0)->piece[0]) }, { "stage_value", offsetof(ffi_stage, value) },
+    { "value_size", sizeof(avxbuf_pack_value) },
   };
   lua_createtable(L, 0, (int)(sizeof facts / sizeof facts[0]));
   for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++) {
@@ -356,7 +367,7 @@ static void push_layout(lua_State *L)
 static void push_entries(lua_State *L, ffi_stage *st)
 {
   const struct { const char *name; uintptr_t fn; } entries[] = {
-    { "put", (uintptr_t)&ffi_put },
+    { "put", (uintptr_t)&ffi_put }, { "pack", (uintptr_t)&ffi_pack },
     { "copy_from_buffer", (uintptr_t)&ffi_copy_from_buffer },
     { "copy_from_string", (uintptr_t)&ffi_copy_from_string }, { "fill_args", (uintptr_t)&ffi_fill_args },
     { "resize", (uintptr_t)&ffi_resize }, { "has_specials", (uintptr_t)&avxbuf_match_has_specials },

@@ -86,6 +86,45 @@ typedef union value {
   struct { const char *s; size_t len; } str;
 } value;
 
+/* What string.pack says of value v for op, or NULL when it takes it; the
+ * bytes it takes then (*body). A string's length within MAX_LENGTH keeps
+ * the sum from wrapping; the caller says "format result too large". */
+static const char *value_error(const avxbuf_pk_op *op, const value *v, size_t *body)
+{
+  *body = op->size;
+  switch (op->kind) {
+  case PK_INT: case PK_UINT: {
+    long long lo;
+    unsigned long long hi;
+    if (avxbuf_pk_int_limits(op, SZINT, &lo, &hi) && !(v->i >= lo && (v->i < 0 || (unsigned long long)v->i < hi)))
+      return op->kind == PK_INT ? "integer overflow" : "unsigned overflow";
+    return NULL;
+  }
+  case PK_CHAR:
+    return v->str.len <= avxbuf_pk_str_most(op) ? NULL : "string longer than given size";
+  case PK_STRING:
+    *body = op->size + v->str.len;
+    return v->str.len <= avxbuf_pk_str_most(op) ? NULL : "string length does not fit in given size";
+  case PK_ZSTR:
+    *body = v->str.len + 1;
+    return strlen(v->str.s) == v->str.len ? NULL : "string contains zeros";
+  default:
+    return NULL;
+  }
+}
+
+/* What kind of value op takes: 'i' an integer, 'n' a number, 's' a
+ * string, 0 none. */
+static int value_kind(const avxbuf_pk_op *op)
+{
+  switch (op->kind) {
+  case PK_INT: case PK_UINT: return 'i';
+  case PK_FLOAT: case PK_DOUBLE: case PK_NUMBER: return 'n';
+  case PK_CHAR: case PK_STRING: case PK_ZSTR: return 's';
+  default: return 0;
+  }
+}
+
 /* Checks the values of c's ops, from argument *arg on, as string.pack
  * does, into v; returns the bytes they take from byte pos (from where
  * alignment is counted). Turning a number into a string (s, z, c)
@@ -95,43 +134,16 @@ static size_t check_values(lua_State *L, const avxbuf_pk_chunk *c, int fmt_arg, 
   size_t start = pos;
   for (int j = 0; j < c->n; j++) {
     const avxbuf_pk_op *op = &c->op[j];
-    size_t body = op->size;
-    switch (op->kind) {
-    case PK_INT: case PK_UINT: {
-      lua_Integer n = checkint(L, *arg);
-      long long lo;
-      unsigned long long hi;
-      if (avxbuf_pk_int_limits(op, SZINT, &lo, &hi))
-        luaL_argcheck(L, n >= lo && (n < 0 || (unsigned long long)n < hi), *arg,
-                      op->kind == PK_INT ? "integer overflow" : "unsigned overflow");
-      v[j].i = n;
-      (*arg)++;
-      break;
-    }
-    case PK_FLOAT: case PK_DOUBLE: case PK_NUMBER:
-      v[j].n = luaL_checknumber(L, (*arg)++);
-      break;
-    case PK_CHAR: case PK_STRING: case PK_ZSTR: {
-      size_t len;
-      const char *s = luaL_checklstring(L, *arg, &len);
-      if (op->kind == PK_CHAR)
-        luaL_argcheck(L, len <= avxbuf_pk_str_most(op), *arg, "string longer than given size");
-      else if (op->kind == PK_STRING)
-        luaL_argcheck(L, len <= avxbuf_pk_str_most(op), *arg, "string length does not fit in given size");
-      else
-        luaL_argcheck(L, strlen(s) == len, *arg, "string contains zeros");
-      if (len > MAX_LENGTH) luaL_argerror(L, fmt_arg, "format result too large");
-      body = op->kind == PK_CHAR ? op->size : op->kind == PK_STRING ? op->size + len : len + 1;
-      v[j].str.s = s;   /* the argument slot keeps it alive */
-      v[j].str.len = len;
-      (*arg)++;
-      break;
-    }
-    default:
-      break;
-    }
+    int kind = value_kind(op);
+    if (kind == 'i') v[j].i = checkint(L, *arg);
+    else if (kind == 'n') v[j].n = luaL_checknumber(L, *arg);
+    else if (kind == 's') v[j].str.s = luaL_checklstring(L, *arg, &v[j].str.len);   /* the slot keeps it alive */
+    size_t body;
+    const char *err = value_error(op, &v[j], &body);
+    if (err != NULL) luaL_argerror(L, *arg, err);
+    if (kind) (*arg)++;
     size_t pad = AVXBUF_PK_PADDING(op, pos);
-    if (pad + body > MAX_LENGTH - pos) luaL_argerror(L, fmt_arg, "format result too large");
+    if (body > MAX_LENGTH || pad + body > MAX_LENGTH - pos) luaL_argerror(L, fmt_arg, "format result too large");
     pos += pad + body;
   }
   return pos - start;
@@ -238,6 +250,44 @@ static size_t pack_pass(lua_State *L, lmodule *m, const char *fmt, size_t len, i
     total += bytes;
   }
   return total;
+}
+
+double avxbuf_pack_staged(lmodule *m, buffer *b, const char *fmt, size_t len, const avxbuf_pack_value *sv, int count)
+{
+  reader r;
+  const avxbuf_pk_chunk *c = first_ops(m, &r, fmt, len);
+  if (c->bad || c->more) return 0;
+  value v[AVXBUF_PK_CHUNK];
+  size_t pos = 0;
+  int arg = 0;
+  for (int j = 0; j < c->n; j++) {
+    const avxbuf_pk_op *op = &c->op[j];
+    int kind = value_kind(op);
+    if (kind) {
+      if (arg >= count || (kind == 's') != (sv[arg].s != NULL)) return 0;   /* a conversion: C's */
+      if (kind == 'i') {
+        if (!avxbuf_number_is_integer(sv[arg].n)) return 0;
+        v[j].i = (lua_Integer)sv[arg].n;
+      } else if (kind == 'n') {
+        v[j].n = sv[arg].n;
+      } else {
+        v[j].str.s = sv[arg].s;
+        v[j].str.len = (size_t)sv[arg].len;
+      }
+      arg++;
+    }
+    size_t body;
+    if (value_error(op, &v[j], &body) != NULL) return 0;
+    size_t pad = AVXBUF_PK_PADDING(op, pos);
+    if (body > MAX_LENGTH || pad + body > MAX_LENGTH - pos) return 0;
+    pos += pad + body;
+  }
+  if (pos > MAX_LENGTH - b->len) return 0;
+  size_t end = b->len + pos;
+  if (end > b->cap && !buffer_grow(&m->stats, m->alloc, m->alloc_ud, b, end, b->len)) return 0;
+  write_values(c, 0, v, b->data + b->len);
+  buffer_setlen(b, end);
+  return (double)end + 1;
 }
 
 /* buf:pack([i,] fmt, v...) -> the index after the last byte written. At i

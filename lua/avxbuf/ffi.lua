@@ -20,13 +20,14 @@ if not pcall(ffi.typeof, "avxbuf_buffer") then
 end
 -- The stage's head and put's pieces (src/lluajit.c's ffi_stage, checked
 -- against C's offsets at load; its bytes start where C says). 64
--- pieces: put stages at most that many, a literal below (a bound in an
+-- pieces and pack 64 values at most, a literal below (a bound in an
 -- upvalue, debug.setupvalue could move past the stage).
 if not pcall(ffi.typeof, "avxbuf_stage") then
   ffi.cdef [[
     typedef struct {
       int32_t stamp;
       struct { const char *p; const avxbuf_buffer *buf; int32_t gen; int64_t n; } piece[64];
+      struct { const char *s; int64_t len; double n; } value[64];
     } avxbuf_stage;
   ]]
 end
@@ -70,6 +71,7 @@ return function(avxbuf, c)
   local MT = getmetatable(avxbuf.new(0))
   local KEY = cast(uptr, c.cookie_key)
   local c_put_staged = cast("int (*)(avxbuf_buffer *, avxbuf_stage *, int32_t, int)", c.put)
+  local c_pack_staged = cast("double (*)(avxbuf_buffer *, avxbuf_stage *, int32_t, const char *, size_t, int)", c.pack)
   local c_resize_at = cast("int (*)(avxbuf_buffer *, uint32_t, int64_t)", c.resize)
   local c_has_specials = cast("int (*)(const char *, size_t)", c.has_specials)
   local c_copy_from_buffer = cast("int (*)(avxbuf_buffer *, const avxbuf_buffer *, int64_t, int64_t, int64_t)",
@@ -100,7 +102,9 @@ return function(avxbuf, c)
   end
   if ffi.sizeof("int64_t") ~= layout.len_size or ffi.sizeof("int32_t") ~= layout.gen_size
      or ffi.offsetof("avxbuf_stage", "piece") ~= layout.stage_piece or layout.stage_pieces ~= 64
-     or ffi.sizeof("avxbuf_stage") ~= layout.stage_piece + 64 * layout.piece_size
+     or ffi.offsetof("avxbuf_stage", "value") ~= layout.stage_value
+     or layout.stage_value ~= layout.stage_piece + 64 * layout.piece_size
+     or ffi.sizeof("avxbuf_stage") ~= layout.stage_value + 64 * layout.value_size
      or ffi.sizeof("avxbuf_stage") > layout.stage_bytes or layout.stage_bytes >= layout.stage_size then
     error("avxbuf.ffi: the buffer's field sizes do not match this avxbuf.so")
   end
@@ -251,9 +255,7 @@ return function(avxbuf, c)
   -- for up to 64 formats at a time (the 65th starts the list afresh: a
   -- program with more hot formats than that makes some again, each costing
   -- a compile: docs/benchmarks.md); formats it does not handle go to the C
-  -- function every time. buf:pack is the C function's: the code made for
-  -- it stored through pointers made before its generation check, which an
-  -- exit at that check can leave stale (see copy; issue 44).
+  -- function every time.
   local format_env = { cast = cast, tonumber = tonumber, band = band, bswap = bit.bswap, rshift = bit.rshift,
                        arshift = bit.arshift, ldexp = math.ldexp, fstring = ffi.string, as_buffer = as_buffer,
                        index = index, consume = c_consume, c_read = c_read, st = st, sb = sb }
@@ -277,6 +279,47 @@ return function(avxbuf, c)
     if type(i) == "string" and select("#", ...) == 0 then return stream_unpacker(i)(buf, i) end
     local fmt = ...
     return unpacker(fmt)(buf, i, fmt)
+  end
+  -- buf:pack(fmt, v...), appending up to 64 numbers and strings: the values
+  -- staged (as put's pieces), then one call (c_pack_staged) that checks
+  -- them as string.pack would, with C's format (src/lpack.c), grows and
+  -- writes. Anything it would convert or refuse, and the index form, is the
+  -- C function's.
+  local function value_staged(k, v)   -- value v staged at k: true, or false for a type C must judge
+    local e = st.value[k]
+    if type(v) == "number" then
+      e.s, e.n = nil, v
+      return true
+    end
+    if type(v) ~= "string" then return false end
+    e.s, e.len = v, #v
+    return true
+  end
+  local function stage_values(k, n, v1, v2, v3, v4, v5, v6, v7, v8, ...)   -- as stage_pieces
+    if n >= 1 and not value_staged(k, v1) then return false end
+    if n >= 2 and not value_staged(k + 1, v2) then return false end
+    if n >= 3 and not value_staged(k + 2, v3) then return false end
+    if n >= 4 and not value_staged(k + 3, v4) then return false end
+    if n >= 5 and not value_staged(k + 4, v5) then return false end
+    if n >= 6 and not value_staged(k + 5, v6) then return false end
+    if n >= 7 and not value_staged(k + 6, v7) then return false end
+    if n >= 8 and not value_staged(k + 7, v8) then return false end
+    if n > 8 then return stage_values(k + 8, n - 8, ...) end
+    return true
+  end
+  local c_pack = methods.pack
+  methods.pack = function(buf, fmt, ...)
+    local b = as_buffer(buf)
+    local n = select("#", ...)
+    if b ~= nil and type(fmt) == "string" and n <= 64 then
+      local k = st.stamp + 1
+      st.stamp = k
+      if stage_values(0, n, ...) then
+        local nxt = c_pack_staged(b, st, k, fmt, #fmt, n)
+        if nxt > 0 then return nxt end
+      end
+    end
+    return c_pack(buf, fmt, ...)
   end
 
   -- Reads: C stages the bytes (c_read, c_get_staged, c_line) and the
