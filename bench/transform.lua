@@ -6,6 +6,7 @@
 -- each with a 95% confidence interval (lua/avxbuf/stats.lua says how).
 -- lua5.4 bench/transform.lua [--quick] [--rounds N] [--seconds S] [--warmup N]
 --                           [--rows "knobs;knobs"] [--pin CPU|none] [--clock cpu|wall] [--json FILE]
+--                           [--settle MS]
 local cli = dofile "bench/lib/cli.lua"
 local avxbuf = require "avxbuf"
 local counters = require "avxbuf.counters"
@@ -20,6 +21,7 @@ local parser = cli.argparse("transform.lua", "xml.transform analog: throughput p
 parser:option("--rounds", "measured rounds (every row once per round); default 15, 10 with --quick")
 parser:option("--seconds", "measure for at least this long per row", "0")
 parser:option("--warmup", "unmeasured iterations per row", "2")
+parser:option("--settle", "ms of scalar work (and a full GC) before each row's document, untimed", "2")
 parser:option("--rows", 'custom rows as knob strings, e.g. "use_avx=2;use_avx=3 max_vector_size=32"')
 cli.pin_option(parser)
 parser:option("--clock", "time by process CPU time (cpu) or elapsed time (wall)", "cpu"):choices { "cpu", "wall" }
@@ -105,8 +107,8 @@ local warmup = args.quick and 1 or tonumber(args.warmup)
 
 print(string.format("# %s (%s): %s", cpu.brand, cpu.uarch, cpu.reason))
 print(string.format("# workload: %d documents (%d shapes, %.0f KB), %d templates; op = all of them; "
-  .. "score = ops/min by %s time, median of %d or more interleaved rounds%s", #docs, #transform.SHAPE_NAMES,
-  doc_bytes / 1024, transform.TEMPLATE_COUNT, args.clock, min_rounds,
+  .. "score = ops/min by %s time, median of %d or more rounds, the rows taking turns document by document%s", #docs,
+  #transform.SHAPE_NAMES, doc_bytes / 1024, transform.TEMPLATE_COUNT, args.clock, min_rounds,
   pin_cpu and string.format("; pinned to CPU %d", pin_cpu) or ""))
 
 -- The reference checksum, from the pure-Lua path, before any timing.
@@ -126,14 +128,14 @@ local probe_text = probe_ghz and string.format("# probe: GHz from a dependent-ad
   probe.ratio, probe.agree and "" or ", OUTSIDE 2%: the probe's readings are not to be trusted")
   or ("# probe: unavailable: " .. probe)
 
--- The readings of the row being measured (nil outside its timed work),
+-- A probe reading after a row's document (0 where the probe gave none),
 -- and the seconds each took.
-local readings, reading_secs = nil, {}
+local reading_secs = {}
 local function read_clock()
-  if not readings then return end
   local t0 = counters.clock()
-  readings[#readings + 1] = avxbuf.coreclock(PROBE_ADDS, PROBE_WINDOWS) or 0
+  local v = avxbuf.coreclock(PROBE_ADDS, PROBE_WINDOWS) or 0
   reading_secs[#reading_secs + 1] = counters.clock() - t0
+  return v
 end
 
 local row_specs = {}
@@ -166,7 +168,7 @@ for _, spec in ipairs(row_specs) do
     row.settings = avxbuf.configure(knobs)
     row.kernels = { copy_1KiB = avxbuf.kernel("copy", 1024), zero_64KiB = avxbuf.kernel("zero", 65536) }
     row.knobs = knobs
-    row.op = transform.with_avxbuf(avxbuf, docs, probe_ghz and read_clock)
+    row.op, row.document = transform.with_avxbuf(avxbuf, docs)
     local crc = row.op()
     row.checksum = string.format("%08x", crc)
     if crc ~= ref_crc then
@@ -174,16 +176,32 @@ for _, spec in ipairs(row_specs) do
     end
     for _ = 1, warmup do row.op() end
     row.wall, row.cpu, row.counters, row.time_enabled, row.time_running = {}, {}, {}, 0, 0
-    row.clock_rounds, row.probe_readings, row.reading_seconds = {}, {}, 0
-    for _, source in ipairs(SOURCES) do row.clock_rounds[source] = {} end
+    row.clock_rounds, row.clock_readings, row.reading_seconds = {}, {}, 0
+    row.document_wall, row.document_cpu = {}, {}
+    for _, source in ipairs(SOURCES) do row.clock_rounds[source], row.clock_readings[source] = {}, {} end
+    row.probe_readings = row.clock_readings.probe
     row.group = counters.open(EVENT_NAMES)
     rows[#rows + 1] = row
   end
 end
 
--- Measure: rounds over the rows in turn, so that drift of the machine hits
--- every row alike; a full GC before each timed operation keeps collection
--- debts from one row out of the next one's time.
+-- Measure: rounds of blocks, one block per document, in which every row
+-- runs that document and reads its clock right after it; each row's
+-- reading is compared with the first row's of the same block, a few
+-- documents away in time. The host's clock, which moves within tens of ms
+-- on a shared VM (docs/clock.md), then moves both readings of most pairs
+-- alike, and the drift of the machine over a round hits every row's time
+-- alike. Where a row stands in its block matters: the first to run a
+-- document ran 4% slower (median) than the rows after it on the Zen 5 VM,
+-- which repeat it warm. So every row holds every slot equally often, and
+-- no row always follows the same one (transform.block_orders).
+-- Before each row's document: its settings, a full GC (so that no row
+-- pays another's collection debt) and at least --settle ms of scalar work
+-- since the last document ended (a lower licence is held ~650 us after
+-- the last wide instruction on Skylake-SP: the next row should not start
+-- under it; a host that holds it longer needs more); none of that is
+-- timed.
+local SETTLE = (tonumber(args.settle) or parser:error("--settle takes a number of ms")) / 1e3
 local function accumulate(row, c)
   for name, e in pairs(c.events) do
     local acc = row.counters[name] or {}
@@ -195,36 +213,65 @@ local function accumulate(row, c)
   row.multiplexed = row.multiplexed or c.multiplexed
 end
 
-local started = counters.clock()
-repeat
+local block_order = transform.block_orders(#rows, 47)
+
+-- One row's document j in round k: its time, and every source's clock.
+local last_end = counters.clock()
+local function run_document(row, j, k)
+  avxbuf.reset()
+  avxbuf.configure(row.settings)
+  collectgarbage("collect")
+  repeat until counters.clock() - last_end >= SETTLE
+  local am0 = aperf_mperf()
+  local first = #reading_secs
+  row.group:start()
+  local c0, t0 = os.clock(), counters.clock()
+  row.crc, row.bytes = row.document(j, row.crc, row.bytes)
+  local probe_reading = probe_ghz and read_clock()   -- timed with the work (its share is printed)
+  local dt, dc = counters.clock() - t0, os.clock() - c0
+  local c = row.group:stop()
+  local am1 = aperf_mperf()
+  last_end = counters.clock()
+  accumulate(row, c)
+  row.wall[k], row.cpu[k] = row.wall[k] + dt, row.cpu[k] + dc
+  row.document_wall[k][j], row.document_cpu[k][j] = dt, dc
+  for i = first + 1, #reading_secs do row.reading_seconds = row.reading_seconds + reading_secs[i] end
+  -- every source's clock over this document, 0 where it gave none
+  local cy, ref = c.events.cycles and c.events.cycles.value, c.events["ref-cycles"] and c.events["ref-cycles"].value
+  local r = row.clock_readings
+  r["cycles/ref-cycles"][k][j] = cy and ref and ref > 0 and ghz and cy / ref * ghz or 0
+  r["APERF/MPERF"][k][j] = am0 and am1 and am1[2] > am0[2] and ghz and (am1[1] - am0[1]) / (am1[2] - am0[2]) * ghz
+                           or 0
+  r.probe[k][j] = probe_reading or 0
+end
+
+local started, blocks, block_slots = counters.clock(), 0, {}
+while #rows > 0 do
+  local k = #rows[1].wall + 1
   for _, row in ipairs(rows) do
-    avxbuf.reset()
-    avxbuf.configure(row.settings)
-    collectgarbage("collect")
-    local am0 = aperf_mperf()
-    readings = {}
-    local first = #reading_secs
-    row.group:start()
-    local c0, t0 = os.clock(), counters.clock()
-    row.op()   -- with its clock readings, which the time includes (their share is printed)
-    local dt, dc = counters.clock() - t0, os.clock() - c0
-    local c = row.group:stop()
-    local am1 = aperf_mperf()
-    accumulate(row, c)
-    local k = #row.wall + 1
-    -- every source's clock of this round, 0 where it gave none
-    local cy, ref = c.events.cycles and c.events.cycles.value, c.events["ref-cycles"] and c.events["ref-cycles"].value
-    row.clock_rounds["cycles/ref-cycles"][k] = cy and ref and ref > 0 and ghz and cy / ref * ghz or 0
-    row.clock_rounds["APERF/MPERF"][k] = am0 and am1 and am1[2] > am0[2] and ghz
-                                    and (am1[1] - am0[1]) / (am1[2] - am0[2]) * ghz or 0
-    row.clock_rounds.probe[k] = clockverdict.median(readings)
-    row.probe_readings[k] = readings
-    for i = first + 1, #reading_secs do row.reading_seconds = row.reading_seconds + reading_secs[i] end
-    readings = nil
-    row.wall[k], row.cpu[k] = dt, dc
+    row.wall[k], row.cpu[k], row.crc, row.bytes = 0, 0, 0, 0
+    row.document_wall[k], row.document_cpu[k] = {}, {}
+    for _, source in ipairs(SOURCES) do row.clock_readings[source][k] = {} end
   end
-  local done = #rows == 0 or (#rows[1].wall >= min_rounds and counters.clock() - started >= seconds * #rows)
-until done
+  for j = 1, #docs do
+    blocks = blocks + 1
+    local order = block_order(blocks)
+    for _, i in ipairs(order) do run_document(rows[i], j, k) end
+    block_slots[blocks] = order
+  end
+  for _, row in ipairs(rows) do
+    if row.crc ~= ref_crc then
+      error(string.format("row %s, round %d: checksum %08x differs from the reference %08x", row.name, k, row.crc,
+                          ref_crc))
+    end
+    -- a round's clock by each source: the median of its readings
+    for _, source in ipairs(SOURCES) do
+      row.clock_rounds[source][k] = clockverdict.median(row.clock_readings[source][k])
+    end
+  end
+  if k >= min_rounds and counters.clock() - started >= seconds * #rows then break end
+end
+local measured = counters.clock() - started
 
 -- Each row against the first, round by round; the noise of the run is the
 -- spread of those per-round log ratios, and the smallest effect it could
@@ -251,7 +298,9 @@ for _, source in ipairs(SOURCES) do
   if read then
     clock.source = clock.source or source
     local vrows = {}
-    for i, row in ipairs(rows) do vrows[i] = { name = row.name, rounds = row.clock_rounds[source] } end
+    for i, row in ipairs(rows) do
+      vrows[i] = { name = row.name, rounds = row.clock_rounds[source], readings = row.clock_readings[source] }
+    end
     clock.verdicts[source] = clockverdict.decide(vrows)
   end
 end
@@ -275,6 +324,19 @@ if #spreads > 0 then
       or "too few rounds for any interval (at least 6 are needed)"))
 end
 
+-- How the rows took turns, and what the untimed work between them cost.
+if #rows > 0 then
+  local timed = 0
+  for _, row in ipairs(rows) do
+    for _, t in ipairs(row.wall) do timed = timed + t end
+  end
+  results.layout = { blocks_per_round = #docs, settle = SETTLE, seconds = measured, timed_seconds = timed,
+                     order = block_slots }
+  print(string.format("# turns: each round a block per document, every row running it in turn, each row in each "
+    .. "slot once every %d blocks; before each, a full GC and >= %g ms since the last (untimed): the rows' timed work "
+    .. "was %.1f s of %.1f s", #rows, 1e3 * SETTLE, timed, measured))
+end
+
 -- What the readings cost: the share of the rows' time they took.
 if probe_ghz and #rows > 0 then
   local wall, secs = 0, 0
@@ -284,7 +346,8 @@ if probe_ghz and #rows > 0 then
   end
   clock.readings = { per_round = #docs, adds = PROBE_ADDS, windows = PROBE_WINDOWS,
                      seconds = bench.median(reading_secs), share = secs / wall }
-  print(string.format("# clock readings: %d per row per round, one after each document; each the best of %d windows "
+  print(string.format("# clock readings: %d per row per round, one after each document, each compared with the first "
+    .. "row's of the same block; each the best of %d windows "
     .. "of %d adds and %d of imuls as long, %.0f us for all of them (median); the readings took %.2f%% of the rows' "
     .. "time, which includes them", #docs, PROBE_WINDOWS, PROBE_ADDS, PROBE_WINDOWS,
     1e6 * clock.readings.seconds, 100 * clock.readings.share))
@@ -300,7 +363,7 @@ for _, row in ipairs(results.rows) do
     print(string.format("%-32s skipped: %s", row.name, row.skipped))
   else
     row.group:close()
-    row.group, row.op = nil, nil
+    row.group, row.op, row.document, row.crc, row.bytes = nil, nil, nil, nil, nil
     local sorted = {}
     for i, t in ipairs(row.times) do sorted[i] = 60 / t end
     table.sort(sorted)
@@ -380,7 +443,8 @@ do
   local srows = {}
   for i, row in ipairs(rows) do
     srows[i] = { name = row.name, knobs = row.knobs, times = row.times, counters = licence_counts(row),
-                 clock = clock.source and row.clock_rounds[clock.source] }
+                 clock = clock.source and row.clock_rounds[clock.source],
+                 readings = clock.source and row.clock_readings[clock.source] }
   end
   local beside, base_name = seed.beside(srows)
   results.seed = { source = seed.SOURCE, baseline = base_name, clock_source = clock.source, settings = {} }

@@ -1,9 +1,14 @@
 -- The clock verdict of bench/transform.lua, a pure function of readings
 -- (spec/transform_spec.lua tries it on synthetic ones). A reading is the
--- best of k windows of the probe (avxbuf.coreclock(adds, k)), taken
--- several times through a row's work in each round; a round's clock is
--- the median of its readings, and each row's clock is compared with the
--- first row's, paired by round, as the times are (lua/avxbuf/stats.lua).
+-- best of k windows of the probe (avxbuf.coreclock(adds, k)), taken after
+-- each document of a row's work in each round; transform runs its rows
+-- document by document in turn (a block per document), so that the rows'
+-- readings of one block lie milliseconds apart. Each row's clock is
+-- compared with the first row's block by block: a round's ratio is the
+-- median of the ratios of the two rows' readings of the same block, and
+-- the rounds' ratios give the interval, as the times' do
+-- (lua/avxbuf/stats.lua). A host's clock that moves during a round then
+-- moves both sides of most pairs alike.
 -- Plain Lua 5.1 syntax, as stats.lua.
 local stats = require "avxbuf.stats"
 local licence = require "avxbuf.licence"
@@ -25,9 +30,30 @@ function M.median(values)
   return licence.median(ok) or 0
 end
 
--- rows: {{name = ..., rounds = {clock of each round}}, ...}, the first the
--- baseline; a round without a usable value on either side is left out of
--- that pair. A row is named where its 95% interval against the baseline
+-- The ratios of row to base, one per round: the median over blocks of
+-- row / base where both have readings of that round (blocks where either
+-- is not usable left out), else rounds[k] / base.rounds[k]; a round with
+-- neither usable is left out.
+function M.round_ratios(base, row)
+  local out = {}
+  for k = 1, math.min(#base.rounds, #row.rounds) do
+    local a, b = base.readings and base.readings[k], row.readings and row.readings[k]
+    local q = {}
+    if a and b then
+      for j = 1, math.min(#a, #b) do
+        if usable(a[j]) and usable(b[j]) then q[#q + 1] = b[j] / a[j] end
+      end
+    elseif usable(base.rounds[k]) and usable(row.rounds[k]) then
+      q[1] = row.rounds[k] / base.rounds[k]
+    end
+    if #q > 0 then out[#out + 1] = licence.median(q) end
+  end
+  return out
+end
+
+-- rows: {{name = ..., rounds = {clock of each round}, readings = {[k] =
+-- {clock of each block}} or nil}, ...}, the first the baseline; each row
+-- against it by round_ratios. A row is named where its 95% interval
 -- excludes 1 and its ratio lies below 1 - licence.FLOOR (the probe's own
 -- resolution, with room for a bias between rows: docs/clock.md); the
 -- bound is the farthest any other row's interval reaches from 1, and at
@@ -37,14 +63,11 @@ end
 function M.decide(rows)
   local base, out, named, bound = rows[1], { rows = {} }, {}, licence.FLOOR
   for i = 2, #rows do
-    local a, b = {}, {}
-    for k = 1, math.min(#base.rounds, #rows[i].rounds) do
-      if usable(base.rounds[k]) and usable(rows[i].rounds[k]) then
-        a[#a + 1], b[#b + 1] = base.rounds[k], rows[i].rounds[k]
-      end
-    end
-    local r = stats.ratio(a, b)
-    local v = { ratio = r.ratio, ci = r.ci, rounds = #a, drop = false }
+    local q = M.round_ratios(base, rows[i])
+    local ones = {}
+    for k = 1, #q do ones[k] = 1 end
+    local r = stats.ratio(ones, q)
+    local v = { ratio = r.ratio, ci = r.ci, rounds = #q, drop = false }
     out.rows[i] = v
     if not r.ci then
       bound = nil

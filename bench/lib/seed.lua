@@ -46,7 +46,9 @@ local function row_for(setting, rows)
 end
 
 -- rows: {{name, knobs = the row's own, times = {seconds per round},
--- clock = {clock per round} or nil}, ...} (the same rounds in each). -> one entry
+-- clock = {clock per round} or nil, readings = {[round] = {clock per
+-- block}} or nil}, ...} (the same rounds in each; clockverdict.decide's
+-- pairing). -> one entry
 -- per setting: {setting, row (of rows) or nil, clock = {ratio, ci},
 -- score = {ratio, ci}}, each ratio against the row standing for UseAVX=2
 -- (none where that row or this one did not run).
@@ -61,8 +63,8 @@ function M.beside(rows)
     local e = { setting = s, row = row }
     if row and base and row ~= base then
       if row.clock and base.clock then
-        local c = clockverdict.decide { { name = base.name, rounds = base.clock },
-                                        { name = row.name, rounds = row.clock } }
+        local c = clockverdict.decide { { name = base.name, rounds = base.clock, readings = base.readings },
+                                        { name = row.name, rounds = row.clock, readings = row.readings } }
         e.clock = { ratio = c.rows[2].ratio, ci = c.rows[2].ci }
       end
       local t = stats.ratio(row.times, base.times)   -- the base's time over the row's: the row's score over the base's

@@ -456,24 +456,53 @@ function M.fold(crc, s)
   return crc
 end
 
--- One operation: parse every document, apply every template, fold every
--- output into the hash. new_writer() gives a writer per output; after(),
--- if given, runs after each document (bench/transform.lua reads the clock
--- there, through the operation and not only at its end).
+-- One document: parse it, apply every template, fold every output into
+-- the hash; -> crc, bytes, carried on from those given.
+local function run_document(doc, new_writer, archive, crc, bytes)
+  local tree = M.parse(doc.xml)
+  for t = 1, #TEMPLATES do
+    local w = new_writer()
+    TEMPLATES[t](tree, w)
+    local out = w:result(archive)
+    bytes = bytes + #out
+    crc = M.fold(crc, out)
+  end
+  return crc, bytes
+end
+
+-- One operation: every document in turn. new_writer() gives a writer per
+-- output; after(), if given, runs after each document.
 function M.run(docs, new_writer, archive, after)
   local crc, bytes = 0, 0
   for _, doc in ipairs(docs) do
-    local tree = M.parse(doc.xml)
-    for t = 1, #TEMPLATES do
-      local w = new_writer()
-      TEMPLATES[t](tree, w)
-      local out = w:result(archive)
-      bytes = bytes + #out
-      crc = M.fold(crc, out)
-    end
+    crc, bytes = run_document(doc, new_writer, archive, crc, bytes)
     if after then after() end
   end
   return crc, bytes
+end
+
+-- The order in which n rows run each block of documents (bench/transform.lua
+-- runs a block per document, every row in turn): block_orders(n, seed)
+-- returns order, and order(b), called for b = 1, 2, ... in turn, the row
+-- numbers of block b by slot. Every row holds every slot once every n
+-- blocks (a Latin square: the order turned by one slot from block to
+-- block), and the square's rows are shuffled anew each n blocks by the
+-- seeded generator, so that no row always follows the same one.
+function M.block_orders(n, seed)
+  local r, cycle = rng(seed), {}
+  return function(b)
+    local t = (b - 1) % n
+    if t == 0 then
+      for i = 1, n do cycle[i] = i end
+      for i = n, 2, -1 do
+        local j = r(i) + 1
+        cycle[i], cycle[j] = cycle[j], cycle[i]
+      end
+    end
+    local order = {}
+    for s = 1, n do order[s] = cycle[(s - 1 + t) % n + 1] end
+    return order
+  end
 end
 
 -- The pure-Lua reference path.
@@ -482,12 +511,16 @@ function M.reference(docs)
 end
 
 -- The avxbuf path: returns a function running one operation (with after
--- as M.run's).
+-- as M.run's), and one running document j alone, carrying the hash on:
+-- document(j, crc, bytes) -> crc, bytes (0, 0 to start); called for j = 1
+-- to #docs in order it gives the operation's checksum (bench/transform.lua
+-- interleaves its rows document by document this way).
 function M.with_avxbuf(avxbuf, docs, after)
   local pool = M.buffer_pool(avxbuf, 64 * 1024)
   local archive = avxbuf.new(1024 * 1024)
   local function new_writer() return BufWriter.new(pool) end
-  return function() return M.run(docs, new_writer, archive, after) end
+  return function() return M.run(docs, new_writer, archive, after) end,
+         function(j, crc, bytes) return run_document(docs[j], new_writer, archive, crc, bytes) end
 end
 
 return M
