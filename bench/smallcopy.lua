@@ -1,7 +1,7 @@
 -- LuaJIT: small copies through the FFI path's entries, 1..64 bytes, with
 -- each build's module loaded into one process (issue 45; bench/smallcopy.c
 -- times the same entry shape from C).
---   luajit bench/smallcopy.lua [--sizes LO:HI] [--rounds R] [--n N] [--layouts K] [--reads]
+--   luajit bench/smallcopy.lua [--sizes LO:HI] [--rounds R] [--n N] [--layouts K] [--reads|--fills]
 --   AVXBUF_BUILDS=dirA,dirB,...  (default build/luajit) loads avxbuf.so from
 --   each dir into this one process, so that builds are timed interleaved,
 --   round by round, under the same load: on a VM whose other vCPU is busy,
@@ -18,23 +18,27 @@
 -- and last LuaJIT's own: ffi.copy(cd, cs, n).
 -- --reads: b:tostring(i, i + n - 1) with i moving over 4000 offsets
 -- ("moving") and b:tostring(1, n) ("fixed"), then string.sub's moving row.
+-- --fills: d:fill(7, 1, n), d:zero(1, n) and d:fill(7, 1, n) then
+-- x = d:tostring(1, n) ("frd"), then ffi.fill(cd, n, 7).
 -- --layouts K makes K sets of buffers (and traces) per size, so that no one
 -- placement of data and code decides. ns per operation: the median over
 -- rounds and layouts, each the best of 2; then, for each build after the
 -- first, the median of its paired differences from the first build's rows
 -- (round by round: a drift in the machine's load moves both alike).
+-- luacheck: std luajit, globals x
 package.path = "lua/?.lua;lua/?/init.lua;bench/lib/?.lua;" .. package.path
 local ffi = require "ffi"
 local harness = require "harness"
 assert(jit, "run this with luajit")
 
-local lo, hi, ROUNDS, N, LAYOUTS, READS = 1, 64, 5, 1000000, 1, false
+local lo, hi, ROUNDS, N, LAYOUTS, READS, FILLS = 1, 64, 5, 1000000, 1, false, false
 for i = 1, #arg do
   if arg[i] == "--sizes" then lo, hi = arg[i + 1]:match("(%d+):(%d+)"); lo, hi = tonumber(lo), tonumber(hi)
   elseif arg[i] == "--rounds" then ROUNDS = tonumber(arg[i + 1])
   elseif arg[i] == "--n" then N = tonumber(arg[i + 1])
   elseif arg[i] == "--layouts" then LAYOUTS = tonumber(arg[i + 1])
-  elseif arg[i] == "--reads" then READS = true end
+  elseif arg[i] == "--reads" then READS = true
+  elseif arg[i] == "--fills" then FILLS = true end
 end
 
 -- Each build's module, loaded apart: its own anchor, metatables and FFI
@@ -50,7 +54,11 @@ for dir in (os.getenv("AVXBUF_BUILDS") or os.getenv("AVXBUF_BUILD") or "build/lu
 end
 
 -- The rows of one build: name, source of the loop's body (%d: n), env.
-local ROWS = READS and {
+local ROWS = FILLS and {
+  { "fill", "d:fill(7, 1, %d)", function(m) return { d = m.new(64) } end },
+  { "zero", "d:zero(1, %d)", function(m) return { d = m.new(64) } end },
+  { "frd", "d:fill(7, 1, %d); x = d:tostring(1, %d)", function(m) return { d = m.new(64) } end },
+} or READS and {
   { "moving", "local i = _ %% 4000 + 1; x = b:tostring(i, i + %d - 1)", function(m) return { b = m.new(4160, 7) } end },
   { "fixed", "x = b:tostring(1, %d)", function(m) return { b = m.new(4160, 7) } end },
 } or {
@@ -58,8 +66,11 @@ local ROWS = READS and {
   { "buf", "d:copy(1, s, 1, %d)", function(m) return { d = m.new(64), s = m.new(64, 1) } end },
   { "rd", "d:copy(1, str); x = d:tostring(1, %d)", function(m, n) return { d = m.new(64), str = ("x"):rep(n) } end },
 }
-local OWN = READS
-  and { "string.sub", "local i = _ %% 4000 + 1; x = str:sub(i, i + %d - 1)", function() return { str = ("\7"):rep(4160) } end }
+local OWN = FILLS
+  and { "ffi.fill", "ffill(cd, %d, 7)", function() return { cd = ffi.new("uint8_t[?]", 64), ffill = ffi.fill } end }
+  or READS
+  and { "string.sub", "local i = _ %% 4000 + 1; x = str:sub(i, i + %d - 1)",
+        function() return { str = ("\7"):rep(4160) } end }
   or { "ffi.copy", "fcopy(cd, cs, %d)",
        function() return { cd = ffi.new("uint8_t[?]", 64), cs = ffi.new("uint8_t[?]", 64, 1), fcopy = ffi.copy } end }
 
@@ -91,7 +102,7 @@ for n = lo, hi do
     for _, m in ipairs(mods) do
       for _, r in ipairs(ROWS) do
         local env = r[3](m, n)
-        cases[#cases + 1] = loop(r[2]:format(n), env)
+        cases[#cases + 1] = loop(r[2]:format(n, n), env)
         keep[#keep + 1] = env
       end
     end
@@ -105,6 +116,7 @@ for n = lo, hi do
       end
     end
   end
+  assert(#keep > 0)   -- the loops' buffers, kept alive until they have been timed
   local row = { tostring(n) }
   for i = 1, #samples do row[#row + 1] = string.format("%.2f", harness.median(samples[i])) end
   for i = #ROWS + 1, #ROWS * #builds do
