@@ -63,7 +63,7 @@
 #define EVEX_BCAST(v) "vpbroadcastb %k[c], %%" v "\n\t"
 #define EVEX_OPS [d] "r"(d), [s] "r"(s), [n] "r"(n)
 
-/* n in (32, 512], the largest class first: the compares on the way to
+/* n in [32, 512], the largest class first: the compares on the way to
  * each are not taken, and the larger sizes, where a call's cost is more
  * than its moves', take the fewest. */
 AVX512_TARGET AVXBUF_INLINE void avx512_evex_copy(unsigned char *d, const unsigned char *s, size_t n)
@@ -195,6 +195,13 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill_loop(unsigned char *d, int c, 
 }
 #define KCOPY_LE8V_CLEAN avx512_evex_copy
 #define KFILL_LE8V_CLEAN avx512_evex_fill
+/* From 32 bytes, not 33: exactly 32 then move as one 32-byte store (ymm16,
+ * twice), as the C library's memmove and memset store them, not as the
+ * two 16-byte halves of copy_le32, which a 32-byte load (memcmp's,
+ * memcpy's) cannot take from the stores in flight: it waits for both to
+ * reach the cache (store-to-load forwarding; small.h says the same of 16
+ * bytes). Registers 16-31 need no vzeroupper. */
+#define KLE8V_CLEAN_FROM 32
 #define KCOPY_FORWARD_CLEAN avx512_evex_copy_forward
 #define KFILL_LOOP_CLEAN avx512_evex_fill_loop
 #endif

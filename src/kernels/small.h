@@ -2,14 +2,17 @@
  * Every load happens before the first store, so overlap is safe: this is the
  * head/tail trick of glibc's memmove-vec-unaligned-erms, scaled down.
  * Only scalar and SSE2 code (the x86-64 baseline), so these inline into any
- * function whatever its target attribute; the scalar ones (up to 16 bytes)
- * on any architecture. */
+ * function whatever its target attribute; the ones up to 16 bytes on any
+ * architecture (scalar there; on x86, 16 bytes take one SSE2 move). */
 #ifndef AVXBUF_SMALL_H
 #define AVXBUF_SMALL_H
 
 #include <stdint.h>
 #include <string.h>
 #include "../arch.h"
+#ifdef AVXBUF_X86
+#include <emmintrin.h>
+#endif
 
 #define AVXBUF_INLINE static inline __attribute__((always_inline))
 
@@ -22,9 +25,20 @@ SCALAR_MOVES(uint32_t, 32)
 SCALAR_MOVES(uint64_t, 64)
 #undef SCALAR_MOVES
 
+/* Exactly 16 bytes move as one 16-byte store on x86 (SSE2, which every
+ * vector kernel has), as the C library's memmove and memset store them,
+ * not as two 8-byte halves: a load may take its bytes from a store still
+ * in flight only when that one store holds them all (store-to-load
+ * forwarding), and the C library's readers of 16 bytes (memcpy, memcmp,
+ * LuaJIT's string interning after a read is staged) load them at once, so
+ * that a read of a 16-byte copy or fill waited for both halves to reach
+ * the cache (docs/benchmarks.md, "Small copies and the reads after them"). */
 AVXBUF_INLINE void copy_le16(unsigned char *d, const unsigned char *s, size_t n)
 {
   if (n >= 8) {
+#ifdef AVXBUF_X86
+    if (n == 16) { _mm_storeu_si128((__m128i *)(void *)d, _mm_loadu_si128((const __m128i *)(const void *)s)); return; }
+#endif
     uint64_t a = ld64(s), b = ld64(s + n - 8);
     st64(d, a); st64(d + n - 8, b);
   } else if (n >= 4) {
@@ -42,6 +56,9 @@ AVXBUF_INLINE void fill_le16(unsigned char *d, int c, size_t n)
 {
   uint64_t v = 0x0101010101010101ull * (unsigned char)c;
   if (n >= 8) {
+#ifdef AVXBUF_X86
+    if (n == 16) { _mm_storeu_si128((__m128i *)(void *)d, _mm_set1_epi64x((long long)v)); return; }
+#endif
     st64(d, v); st64(d + n - 8, v);
   } else if (n >= 4) {
     st32(d, (uint32_t)v); st32(d + n - 4, (uint32_t)v);
@@ -53,8 +70,6 @@ AVXBUF_INLINE void fill_le16(unsigned char *d, int c, size_t n)
 }
 
 #ifdef AVXBUF_X86
-#include <emmintrin.h>
-
 AVXBUF_INLINE void copy_le32(unsigned char *d, const unsigned char *s, size_t n)
 {
   if (n <= 16) { copy_le16(d, s, n); return; }

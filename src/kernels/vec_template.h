@@ -16,6 +16,8 @@
  *   COPY_LE_VEC, FILL_LE_VEC   handlers for n <= VEC_SIZE (the narrower family)
  *   KCOPY_LE8V_CLEAN, KFILL_LE8V_CLEAN   optional: handlers for KCLEAN_MAX < n <= 8V
  *                         that leave the upper state clean (no vzeroupper after them)
+ *   KLE8V_CLEAN_FROM      optional: the smallest n those handlers take instead
+ *                         (at most KCLEAN_MAX + 1)
  *   KCOPY_FORWARD_CLEAN, KFILL_LOOP_CLEAN   optional, the same for the temporal
  *                         kernel's forward copy and fill loops (n > 8V)
  * Strategy, by size n (V = VEC_SIZE):
@@ -70,6 +72,9 @@
 #define KCOPY_CLEAN copy_le32
 #define KFILL_CLEAN fill_le32
 #define KZEROUPPER() _mm256_zeroupper()
+#endif
+#ifndef KLE8V_CLEAN_FROM
+#define KLE8V_CLEAN_FROM (KCLEAN_MAX + 1)
 #endif
 
 #define V4_LOAD(q, a, b, c, e) do { \
@@ -295,6 +300,7 @@ const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
 #undef KCLEAN_MAX
 #undef KCOPY_LE8V_CLEAN
 #undef KFILL_LE8V_CLEAN
+#undef KLE8V_CLEAN_FROM
 #undef KCOPY_FORWARD_CLEAN
 #undef KCOPY_SKEW32
 #undef KSKEW32_KERNEL

@@ -43,8 +43,8 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy)(void *dst, const void *src, si
 {
   unsigned char *d = dst;
   const unsigned char *s = src;
-#ifdef KCOPY_LE8V_CLEAN   /* one unsigned compare for (KCLEAN_MAX, 8V] */
-  if (__builtin_expect(n - (KCLEAN_MAX + 1) < 8 * VEC_SIZE - KCLEAN_MAX, 1)) { KCOPY_LE8V_CLEAN(d, s, n); return; }
+#ifdef KCOPY_LE8V_CLEAN   /* one unsigned compare for [KLE8V_CLEAN_FROM, 8V] */
+  if (__builtin_expect(n - KLE8V_CLEAN_FROM <= 8 * VEC_SIZE - KLE8V_CLEAN_FROM, 1)) { KCOPY_LE8V_CLEAN(d, s, n); return; }
 #endif
   if (n <= KCLEAN_MAX) { KCOPY_CLEAN(d, s, n); return; }
 #ifdef KV_SKEWED
@@ -77,7 +77,7 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_fill)(void *dst, int byte, size_t n)
 {
   unsigned char *d = dst;
 #ifdef KFILL_LE8V_CLEAN
-  if (__builtin_expect(n - (KCLEAN_MAX + 1) < 8 * VEC_SIZE - KCLEAN_MAX, 1)) { KFILL_LE8V_CLEAN(d, byte, n); return; }
+  if (__builtin_expect(n - KLE8V_CLEAN_FROM <= 8 * VEC_SIZE - KLE8V_CLEAN_FROM, 1)) { KFILL_LE8V_CLEAN(d, byte, n); return; }
 #endif
   if (n <= KCLEAN_MAX) { KFILL_CLEAN(d, byte, n); return; }
 #if !KSTREAM && defined(KFILL_LOOP_CLEAN)
