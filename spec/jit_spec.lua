@@ -393,6 +393,63 @@ function TestJit.test_reads_around_the_stage_size()
   end
 end
 
+-- Hostile Lua: every upvalue of the FFI path's reads and writes (and of
+-- the functions they call, one level down) replaced in turn by a string,
+-- a huge number, a table and false. Each call then errors or gives what the
+-- string library gives; none reads or writes memory it does not own (a
+-- string where a pointer was is its bytes to ffi.string: 4 of them).
+function TestJit.test_replaced_upvalues_of_the_ffi_path_error_or_hold()
+  needs_jit()
+  local src = ("0123456789abcdef"):rep(300)   -- 4800 bytes: longer than the stage
+  local short = src:sub(1, 1000)                 -- within it
+  local calls = {
+    tostring = function() return avxbuf.from(src):tostring(3, 4000) end,
+    get = function() return avxbuf.from(src):get(3000) end,
+    byte = function() return avxbuf.from(src):byte(4000) end,
+    unpack = function() return (avxbuf.from("\232\3\0\0" .. short):unpack(1, "<s4")) end,
+    lines = function() return avxbuf.from(short .. "\n"):lines()() end,
+    put = function() return avxbuf.new():put(src, "x", short):tostring() end,
+    pack = function()
+      local b = avxbuf.new()
+      b:pack("<s4 d", short, 0.5)
+      return b:tostring()
+    end,
+  }
+  local want = {
+    tostring = src:sub(3, 4000), get = src:sub(1, 3000), byte = src:byte(4000), unpack = short,
+    lines = short, put = src .. "x" .. short, pack = "\232\3\0\0" .. short .. "\0\0\0\0\0\0\224\63",
+  }
+  local methods = getmetatable(avxbuf.new()).__index
+  local bad
+  for name, call in pairs(calls) do
+    local fns, seen = { methods[name] }, {}
+    for i = 1, 50 do   -- one level down: the helpers the method calls
+      local _, v = debug.getupvalue(methods[name], i)
+      if _ == nil then break end
+      if type(v) == "function" then fns[#fns + 1] = v end
+    end
+    for _, f in ipairs(fns) do
+      for i = 1, 60 do
+        local up, old = debug.getupvalue(f, i)
+        if up == nil then break end
+        if not seen[up .. tostring(f)] then
+          seen[up .. tostring(f)] = true
+          for _, v in ipairs { "xxxx", 2 ^ 40, {}, false } do
+            debug.setupvalue(f, i, v)
+            local ok, got = pcall(call)
+            debug.setupvalue(f, i, old)
+            if ok and got ~= want[name] then
+              bad = bad or ("%s: upvalue %s = %s gave a wrong result"):format(name, up, tostring(v))
+            end
+          end
+        end
+      end
+    end
+    lu.assertEquals(call(), want[name], name)
+  end
+  lu.assertNil(bad)
+end
+
 -- A loop over many splits runs their pieces in one loop trace, guarded on
 -- the iterators' prototype: a trace guarded on the first iterator (the
 -- closure itself) sent every later iterator's pieces through side exits.

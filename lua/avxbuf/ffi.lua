@@ -18,16 +18,19 @@ if not pcall(ffi.typeof, "avxbuf_buffer") then
     typedef struct { uintptr_t cookie; int64_t len; unsigned char *data; int64_t cap; int32_t gen; } avxbuf_buffer;
   ]]
 end
--- The stage's head and put's pieces (src/lluajit.c's ffi_stage, checked
--- against C's offsets at load; its bytes start where C says). 64
--- pieces and pack 64 values at most, a literal below (a bound in an
--- upvalue, debug.setupvalue could move past the stage).
+-- The stage (src/lluajit.c's ffi_stage, checked against C's offsets and
+-- size at load): its stamp, put's 64 pieces, pack's 64 values and a
+-- read's 4096 bytes. The bounds are literals, and every pointer into the
+-- stage is made from st itself (st.bytes): a bound or a pointer in an
+-- upvalue, debug.setupvalue could move past the stage (a string given
+-- ffi.string as the pointer is its bytes).
 if not pcall(ffi.typeof, "avxbuf_stage") then
   ffi.cdef [[
     typedef struct {
       int32_t stamp;
       struct { const char *p; const avxbuf_buffer *buf; int32_t gen; int64_t n; } piece[64];
       struct { const char *s; int64_t len; double n; } value[64];
+      unsigned char bytes[4096];
     } avxbuf_stage;
   ]]
 end
@@ -104,16 +107,15 @@ return function(avxbuf, c)
      or ffi.offsetof("avxbuf_stage", "piece") ~= layout.stage_piece or layout.stage_pieces ~= 64
      or ffi.offsetof("avxbuf_stage", "value") ~= layout.stage_value
      or layout.stage_value ~= layout.stage_piece + 64 * layout.piece_size
-     or ffi.sizeof("avxbuf_stage") ~= layout.stage_value + 64 * layout.value_size
-     or ffi.sizeof("avxbuf_stage") > layout.stage_bytes or layout.stage_bytes >= layout.stage_size then
+     or ffi.offsetof("avxbuf_stage", "bytes") ~= layout.stage_bytes
+     or layout.stage_bytes ~= layout.stage_value + 64 * layout.value_size
+     or ffi.sizeof("avxbuf_stage") ~= layout.stage_size then
     error("avxbuf.ffi: the buffer's field sizes do not match this avxbuf.so")
   end
-  -- The stage (src/lluajit.c): st, its head, and sb, its bytes. A read
-  -- takes st.stamp + 1 before C stages and keeps its string only if the
-  -- stamp is that after ffi.string; else a finalizer's read staged in
-  -- between, and the C function takes the call.
+  -- The stage. A read takes st.stamp + 1 before C stages and keeps its
+  -- string only if the stamp is that after ffi.string; else a finalizer's
+  -- read staged in between, and the C function takes the call.
   local st = cast("avxbuf_stage *", c.stage)
-  local sb = cast("const char *", c.stage) + layout.stage_bytes
 
   -- src/lmodule.h's testbuffer: the metatable is only a filter (anything can
   -- be given it with debug.setmetatable); the cookie, which only avxbuf
@@ -258,7 +260,7 @@ return function(avxbuf, c)
   -- function every time.
   local format_env = { cast = cast, tonumber = tonumber, band = band, bswap = bit.bswap, rshift = bit.rshift,
                        arshift = bit.arshift, ldexp = math.ldexp, fstring = ffi.string, as_buffer = as_buffer,
-                       index = index, consume = c_consume, c_read = c_read, st = st, sb = sb }
+                       index = index, consume = c_consume, c_read = c_read, st = st }
   local function per_format(what, c_path)
     local made, count, env = {}, 0, setmetatable({ c_path = c_path }, { __index = format_env })
     return function(fmt)
@@ -340,7 +342,7 @@ return function(avxbuf, c)
       local k = st.stamp + 1
       local n = c_read(b, st, i - 1, j - i + 1)
       if n >= 0 then
-        local s = fstring(sb, n)
+        local s = fstring(st.bytes, n)
         if st.stamp == k then return s end
       end
     end
@@ -394,7 +396,7 @@ return function(avxbuf, c)
       local k = st.stamp + 1
       local got = c_get_staged(b, st, n ~= nil, n or 0)
       if got >= 0 then
-        local s = fstring(sb, got)
+        local s = fstring(st.bytes, got)
         if st.stamp == k then
           consume(b, got)
           return s
@@ -451,7 +453,7 @@ return function(avxbuf, c)
       if r >= 0 then
         local newline = r % 2
         local n = (r - newline) / 2
-        local s = fstring(sb, n)
+        local s = fstring(st.bytes, n)
         if st.stamp == k then
           pos = pos + n + newline
           return s

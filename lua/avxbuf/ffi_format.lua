@@ -52,22 +52,23 @@ end
 -- What the code made for a format gets, and its first lines; ptr(ctype)
 -- names a pointer type, declared once at the top.
 local ARGS = { "cast", "tonumber", "band", "bswap", "rshift", "arshift", "ldexp", "fstring", "as_buffer", "index",
-               "consume", "c_read", "st", "sb", "c_path" }
--- at(ctype, off) names a pointer of that type to byte off of the stage,
--- made once, at the top (a pointer made per call, run by the
--- interpreter, is a cdata, which can run the collector).
+               "consume", "c_read", "st", "c_path" }
+-- at(ctype, off) is a pointer of that type to byte off of the stage's
+-- bytes, made from st where it is used (see lua/avxbuf/ffi.lua: no
+-- pointer into the stage is kept in an upvalue); the pointer type is
+-- declared once, at the top.
 local function format_code_head()
   local fields = {}
   for k, name in ipairs(ARGS) do fields[k] = "env." .. name end
-  local head, made = { "local ffi_typeof, env = ...",
-                       "local " .. table.concat(ARGS, ", ") .. " = " .. table.concat(fields, ", ") }, {}
+  local head, types = { "local ffi_typeof, env = ...",
+                        "local " .. table.concat(ARGS, ", ") .. " = " .. table.concat(fields, ", ") }, {}
   return head, function(ctype, off)
-    local name = ("%s_%d"):format(ctype:gsub(" ", "_"), off)
-    if not made[name] then
-      made[name] = true
-      head[#head + 1] = ("local %s = cast(ffi_typeof(%q), sb + %d)"):format(name, ctype .. " *", off)
+    local name = ctype:gsub(" ", "_") .. "_p"
+    if not types[name] then
+      types[name] = true
+      head[#head + 1] = ("local %s = ffi_typeof(%q)"):format(name, ctype .. " *")
     end
-    return name
+    return ("cast(%s, st.bytes + %d)"):format(name, off)
   end
 end
 
@@ -137,10 +138,10 @@ local function unpack_source(ops, stream)
           2 ^ (size == 8 and 52 or 23), k, k, bias)
       seg("if h%d >= 2147483648 then v%d = -v%d end", k, k, k)
     elseif load then
-      local q = at(load, off)
+      local other = size > 1 and op.little ~= NATIVE_LITTLE
+      local q = at(other and PREFIXES[size] or load, off)
       local value = load == "int64_t" and ("tonumber(%s[0])"):format(q) or ("%s[0]"):format(q)
-      if size > 1 and op.little ~= NATIVE_LITTLE then
-        q = at(PREFIXES[size], off)
+      if other then
         value = other_order_load(op.kind, size, ("%s[0]"):format(q))
         if not value then return nil end
       end
@@ -167,7 +168,7 @@ local function unpack_source(ops, stream)
       line("pos = pos + n%d", k)
       line("if pos > len + 1 then %s end", size < 8 and short("pos - 1", k) or "return false")
       line("local v%d", k)
-      staged("s" .. k, "n" .. k, { ("  v%d = fstring(sb, n%d)"):format(k, k) })
+      staged("s" .. k, "n" .. k, { ("  v%d = fstring(st.bytes, n%d)"):format(k, k) })
       size = 0
     elseif op.kind ~= "pad" then
       return nil
