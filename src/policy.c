@@ -165,8 +165,8 @@ static const char *limit_text(const avxbuf_cpu *cpu)
  *   32- and 64-byte vectors and 2048 for 16-byte ones, with no end. AMD:
  *   never by default (glibc too moves it to its non-temporal threshold
  *   there, BZ 30994). Zen 5 with FSRM: from 32 KiB to 4 times the L2 (per
- *   core; below 4 MiB with Zen 5's 1 MiB L2): on the Zen 5 VMs it beat
- *   every vector loop at 1 and 2 MiB, and on one of them not at 4. The
+ *   core; below 4 MiB with Zen 5's 1 MiB L2): on both Zen 5 VMs with a
+ *   rep row it beat every vector loop at 1 and 2 MiB, on one not at 4. The
  *   masked Sapphire Rapids class: from 64 KiB, where the vector loops
  *   stopped winning.
  * - rep stosb: glibc's 2048 with ERMS on Intel (64 KiB for the masked
