@@ -309,7 +309,8 @@ function TestPolicy.test_recorded_zen5_topoext_vm()
   local d = avxbuf.decide { leaves = leaves, xcr0 = 0xE7 }
   lu.assertEquals({ d.vendor, d.family, d.model, d.stepping, d.brand },
                   { "AuthenticAMD", 0x1A, 0x02, 1, "Oxide Virtual Turin-like Processor" })
-  lu.assertEquals({ d.max_use_avx, d.use_avx, d.max_vector_size, d.uarch, d.rule }, { 3, 3, 64, "Zen 5", "no-licence-drop" })
+  lu.assertEquals({ d.max_use_avx, d.use_avx, d.max_vector_size, d.uarch, d.rule },
+                  { 3, 3, 64, "Zen 5", "no-licence-drop" })
   lu.assertFalse(h.bit_is_set(leaves[0x80000001][0][3], 22), "TOPOEXT clear")
   lu.assertEquals(leaves[0x8000001D][3][1] % 256, 0x63, "leaf 0x8000001D describes the L3 all the same")
   lu.assertEquals({ d.cache.l1d, d.cache.l2, d.cache.l3, d.cache.l3_capped }, { 48 * 1024, 1 * MiB, 32 * MiB, false })
