@@ -271,14 +271,16 @@ function TestPolicy.test_recorded_zen5_vm()
   lu.assertEquals(d.cache.leaf, { l1d = "0x80000005", l2 = "0x80000006", l3 = "0x80000006" })
   lu.assertEquals(d.nontemporal_threshold, 16 * MiB)
   lu.assertStrContains(d.nontemporal_source, "16 times the L2")
-  -- FSRM rep movsb from 32 KiB (taken above the threshold, as glibc's) up to
-  -- the L2 (1 MiB), where it won on that VM, 32 KiB itself included; rep
-  -- stosb from the L2 to 4 times it
+  -- FSRM rep movsb from 32 KiB (taken above the threshold, as glibc's) to 4
+  -- times the L2 (4 MiB, not itself): it won on that VM from 32 KiB, and on
+  -- the Zen 5 VMs with TOPOEXT at 1 and 2 MiB too, but not at 4 MiB on one
+  -- of them (docs/policy.md); rep stosb from the L2 to 4 times it
   lu.assertEquals({ d.rep_movsb_threshold, d.rep_movsb_stop_threshold, d.rep_stosb_threshold,
-                    d.rep_stosb_stop_threshold }, { 32 * 1024 - 1, 1 * MiB, 1 * MiB - 1, 4 * MiB })
+                    d.rep_stosb_stop_threshold }, { 32 * 1024 - 1, 4 * MiB, 1 * MiB - 1, 4 * MiB })
+  lu.assertStrContains(d.thresholds_source, "rep movsb from 32 KiB to 4 times the L2")
   if h.X86 then   -- (a build without x86 kernels picks the C library's everywhere)
     lu.assertEquals(d.picks.copy, { { from = 0, kernel = "avx512" }, { from = 32 * 1024, kernel = "rep_movsb" },
-                                    { from = 1 * MiB, kernel = "avx512" }, { from = 16 * MiB, kernel = "avx512_nt" } })
+                                    { from = 4 * MiB, kernel = "avx512" }, { from = 16 * MiB, kernel = "avx512_nt" } })
     -- zero streams from the copies' threshold on AMD, fill from twice it
     lu.assertEquals(d.picks.zero, { { from = 0, kernel = "avx512" }, { from = 1 * MiB, kernel = "rep_stosb" },
                                     { from = 4 * MiB, kernel = "avx512" }, { from = 16 * MiB, kernel = "avx512_nt" } })
@@ -293,6 +295,35 @@ function TestPolicy.test_recorded_zen5_vm()
   d = avxbuf.decide { leaves = leaves, xcr0 = 0xE7 }
   lu.assertEquals({ d.rep_movsb_threshold, d.rep_movsb_stop_threshold, d.rep_stosb_threshold,
                     d.rep_stosb_stop_threshold }, { 0, 0, 0, 0 })
+end
+
+-- A recorded machine: the other Zen 5 VM configuration (spec/data/
+-- zen5-topoext-vm-cpuid.txt, `cpuid -r -1` there, 2026-12-05; its glibc
+-- diagnostics and two csweep sweeps beside it, spec/data/README.md). Same
+-- signature and brand as the one above; /proc/cpuinfo lists topoext and leaf
+-- 0x8000001D is filled, but CPUID's TOPOEXT bit is as clear as there, so the
+-- caches come from the legacy leaves, which report the CCD's own 32 MiB L3
+-- here. The plan is the one above: the rules read the L2, 1 MiB on both.
+function TestPolicy.test_recorded_zen5_topoext_vm()
+  local leaves = parse_dump(read_file("spec/data/zen5-topoext-vm-cpuid.txt"))
+  local d = avxbuf.decide { leaves = leaves, xcr0 = 0xE7 }
+  lu.assertEquals({ d.vendor, d.family, d.model, d.stepping, d.brand },
+                  { "AuthenticAMD", 0x1A, 0x02, 1, "Oxide Virtual Turin-like Processor" })
+  lu.assertEquals({ d.max_use_avx, d.use_avx, d.max_vector_size, d.uarch, d.rule },
+                  { 3, 3, 64, "Zen 5", "no-licence-drop" })
+  lu.assertFalse(h.bit_is_set(leaves[0x80000001][0][3], 22), "TOPOEXT clear")
+  lu.assertEquals(leaves[0x8000001D][3][1] % 256, 0x63, "leaf 0x8000001D describes the L3 all the same")
+  lu.assertEquals({ d.cache.l1d, d.cache.l2, d.cache.l3, d.cache.l3_capped }, { 48 * 1024, 1 * MiB, 32 * MiB, false })
+  lu.assertEquals(d.cache.leaf, { l1d = "0x80000005", l2 = "0x80000006", l3 = "0x80000006" })
+  lu.assertEquals({ d.rep_movsb_threshold, d.rep_movsb_stop_threshold, d.rep_stosb_threshold,
+                    d.rep_stosb_stop_threshold, d.nontemporal_threshold },
+                  { 32 * 1024 - 1, 4 * MiB, 1 * MiB - 1, 4 * MiB, 16 * MiB })
+  local other = avxbuf.decide { leaves = parse_dump(read_file("spec/data/zen5-vm-cpuid.txt")), xcr0 = 0xE7 }
+  lu.assertEquals(d.picks, other.picks)
+  if h.X86 then
+    lu.assertEquals(d.picks.copy, { { from = 0, kernel = "avx512" }, { from = 32 * 1024, kernel = "rep_movsb" },
+                                    { from = 4 * MiB, kernel = "avx512" }, { from = 16 * MiB, kernel = "avx512_nt" } })
+  end
 end
 
 -- A recorded machine: the AMD Zen 4 ("Genoa") VM this project's CI may run
