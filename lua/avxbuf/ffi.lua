@@ -186,22 +186,22 @@ return function(avxbuf, c)
     e.p, e.buf, e.gen, e.n = nil, p, p.gen, p.len
     return true
   end
-  -- The n pieces from k, eight at a time, unrolled (a trace sees each
-  -- piece's type and width), the rest by a tail call, which the JIT
-  -- unrolls too: a loop over select(k, ...) became a trace of its own,
-  -- left and entered again on every put. (A side trace that starts inside
-  -- these and reaches `...` is not compiled: NYI in 2.1.0-beta3; the
-  -- caller's loop trace is.)
-  local function stage_pieces(k, n, v1, v2, v3, v4, v5, v6, v7, v8, ...)
-    if n >= 1 and not staged(k, v1) then return false end
-    if n >= 2 and not staged(k + 1, v2) then return false end
-    if n >= 3 and not staged(k + 2, v3) then return false end
-    if n >= 4 and not staged(k + 3, v4) then return false end
-    if n >= 5 and not staged(k + 4, v5) then return false end
-    if n >= 6 and not staged(k + 5, v6) then return false end
-    if n >= 7 and not staged(k + 6, v7) then return false end
-    if n >= 8 and not staged(k + 7, v8) then return false end
-    if n > 8 then return stage_pieces(k + 8, n - 8, ...) end
+  -- The n items from k, each staged by one(k, v) (false: C must judge it),
+  -- eight at a time, unrolled (a trace sees each item's type and width),
+  -- the rest by a tail call, which the JIT unrolls too: a loop over
+  -- select(k, ...) became a trace of its own, left and entered again on
+  -- every put. (A side trace that starts inside this and reaches `...` is
+  -- not compiled: NYI in 2.1.0-beta3; the caller's loop trace is.)
+  local function stage_all(one, k, n, v1, v2, v3, v4, v5, v6, v7, v8, ...)
+    if n >= 1 and not one(k, v1) then return false end
+    if n >= 2 and not one(k + 1, v2) then return false end
+    if n >= 3 and not one(k + 2, v3) then return false end
+    if n >= 4 and not one(k + 3, v4) then return false end
+    if n >= 5 and not one(k + 4, v5) then return false end
+    if n >= 6 and not one(k + 5, v6) then return false end
+    if n >= 7 and not one(k + 6, v7) then return false end
+    if n >= 8 and not one(k + 7, v8) then return false end
+    if n > 8 then return stage_all(one, k + 8, n - 8, ...) end
     return true
   end
   local function fast_put(buf, n, ...)
@@ -209,7 +209,7 @@ return function(avxbuf, c)
     if b == nil or n > 64 then return false end
     local k = st.stamp + 1
     st.stamp = k
-    return stage_pieces(0, n, ...) and c_put_staged(b, st, k, n) == 1
+    return stage_all(staged, 0, n, ...) and c_put_staged(b, st, k, n) == 1
   end
 
   -- buf:resize(n) where the buffer holds n bytes: C's entry (c_resize_at)
@@ -297,18 +297,6 @@ return function(avxbuf, c)
     e.s, e.len = v, #v
     return true
   end
-  local function stage_values(k, n, v1, v2, v3, v4, v5, v6, v7, v8, ...)   -- as stage_pieces
-    if n >= 1 and not value_staged(k, v1) then return false end
-    if n >= 2 and not value_staged(k + 1, v2) then return false end
-    if n >= 3 and not value_staged(k + 2, v3) then return false end
-    if n >= 4 and not value_staged(k + 3, v4) then return false end
-    if n >= 5 and not value_staged(k + 4, v5) then return false end
-    if n >= 6 and not value_staged(k + 5, v6) then return false end
-    if n >= 7 and not value_staged(k + 6, v7) then return false end
-    if n >= 8 and not value_staged(k + 7, v8) then return false end
-    if n > 8 then return stage_values(k + 8, n - 8, ...) end
-    return true
-  end
   local c_pack = methods.pack
   methods.pack = function(buf, fmt, ...)
     local b = as_buffer(buf)
@@ -316,7 +304,7 @@ return function(avxbuf, c)
     if b ~= nil and type(fmt) == "string" and n <= 64 then
       local k = st.stamp + 1
       st.stamp = k
-      if stage_values(0, n, ...) then
+      if stage_all(value_staged, 0, n, ...) then
         local nxt = c_pack_staged(b, st, k, fmt, #fmt, n)
         if nxt > 0 then return nxt end
       end
