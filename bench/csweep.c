@@ -33,6 +33,7 @@
 #include <time.h>
 
 #include "dispatch.h"
+#include "timing.h"
 
 typedef struct timed {
   const char *name;
@@ -122,25 +123,6 @@ static void run(const timed *t, int op, unsigned char *d, const unsigned char *s
     else if (op == OP_FIND) kernel_find(s, n, needle, reps);
     else kernel_fill(d, byte, n, reps);
   }
-}
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 #define MAX_TIMED 16

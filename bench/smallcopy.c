@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "dispatch.h"
+#include "timing.h"
 
 /* What the entries see: a module record with the plan inside, and a buffer
  * that points at it, as lmodule and buffer (src/lmodule.h, src/buffer.h). */
@@ -83,25 +84,6 @@ TIMED_LOOP loop(buf *d, const unsigned char *src, int64_t n, long reps)
   else
     for (long r = 0; r < reps; r++) acc += f(d, src, 4096, n);
   sink = acc;
-}
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static unsigned char *arena, *srcmem, *dstmem;
