@@ -114,7 +114,11 @@ return function(avxbuf, c)
   end
   -- The stage. A read takes st.stamp + 1 before C stages and keeps its
   -- string only if the stamp is that after ffi.string; else a finalizer's
-  -- read staged in between, and the C function takes the call.
+  -- read staged in between, and the C function takes the call. A read
+  -- takes st into a local once: a trace holds an upvalue never assigned as
+  -- a constant, so after debug.setupvalue a trace and the interpreter it
+  -- exits to would see two stages in one call (C staging into one, the
+  -- string read from the other's, or from nil: a crash in ffi.string).
   local st = cast("avxbuf_stage *", c.stage)
 
   -- src/lmodule.h's testbuffer: the metatable is only a filter (anything can
@@ -327,11 +331,12 @@ return function(avxbuf, c)
   methods.tostring = function(buf, i, j)
     local b = as_buffer(buf)
     if b ~= nil and index(i) and index(j) and i >= 1 and i <= j then
-      local k = st.stamp + 1
-      local n = c_read(b, st, i - 1, j - i + 1)
+      local sg = st   -- one stage throughout (see st)
+      local k = sg.stamp + 1
+      local n = c_read(b, sg, i - 1, j - i + 1)
       if n >= 0 then
-        local s = fstring(st.bytes, n)
-        if st.stamp == k then return s end
+        local s = fstring(sg.bytes, n)
+        if sg.stamp == k then return s end
       end
     end
     return c_tostring(buf, i, j)
@@ -381,11 +386,12 @@ return function(avxbuf, c)
   methods.get = function(buf, n)
     local b = as_buffer(buf)
     if b ~= nil and (n == nil or index(n)) then
-      local k = st.stamp + 1
-      local got = c_get_staged(b, st, n ~= nil, n or 0)
+      local sg = st
+      local k = sg.stamp + 1
+      local got = c_get_staged(b, sg, n ~= nil, n or 0)
       if got >= 0 then
-        local s = fstring(st.bytes, got)
-        if st.stamp == k then
+        local s = fstring(sg.bytes, got)
+        if sg.stamp == k then
           consume(b, got)
           return s
         end
@@ -436,13 +442,14 @@ return function(avxbuf, c)
         c_iter = c_lines(buf, pos + 1)
         return c_iter()
       end
-      local k = st.stamp + 1
-      local r = c_line(d, st, pos)
+      local sg = st
+      local k = sg.stamp + 1
+      local r = c_line(d, sg, pos)
       if r >= 0 then
         local newline = r % 2
         local n = (r - newline) / 2
-        local s = fstring(st.bytes, n)
-        if st.stamp == k then
+        local s = fstring(sg.bytes, n)
+        if sg.stamp == k then
           pos = pos + n + newline
           return s
         end

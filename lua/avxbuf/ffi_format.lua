@@ -208,6 +208,7 @@ end]]):format(results, first_value, results)
   return table.concat(head, "\n") .. ([[
 
 local function read(b, g, pos, len)
+  local st = st   -- one stage throughout (lua/avxbuf/ffi.lua says why)
 %s
   if b.gen ~= g then return false end   -- every value from the buffer as it was at the start
   return %s
