@@ -19,62 +19,66 @@
  * compiled, a trace may exit between any check and the call, and LuaJIT
  * steps the collector, finalizers included, on such an exit (lj_trace_exit,
  * in the atomic and finalize phases), so a finalizer could free the block
- * in between (seen: spec/gc_spec.lua under the torture build). A return of
- * 0 (or -1) leaves the work to the C function, which does it or raises the
+ * in between (seen: spec/gc_spec.lua under the torture build). What an
+ * entry refuses goes to the C function, which does it or raises the
  * documented error. */
 
-/* What the FFI path's checking entries answer (FFI_DONE exported as
- * `done`): the work is done, or the C function must take the call (an
- * argument it refuses, and says so; a freed buffer). */
-#define FFI_DONE 1
-#define FFI_REFUSED 0
-
-/* copy and fill (zero: byte 0) for the FFI path, from their arguments as
- * given, where ffi.lua's plain-form filter did not take the call (a
- * default, a copy within one buffer, a range that may be refused): l_copy's
- * and fill's rules (avxbuf_copy_count, avxbuf_fill_count: src/largs.h) on
- * the buffers as they are now (nothing runs in here), and the move with
- * the kernel the plan picks. ffi.lua passes a defaulted source or start
- * index as AVXBUF_FIRST (exported as `first`) and an absent n as
- * FFI_ABSENT (`absent`: no number it passes as given is that large). The
- * source is a buffer (copy_from_buffer) or a Lua string's bytes
- * (copy_from_string), so that every argument travels in a register. */
+/* copy and fill (zero: byte 0) for the FFI path, every form, from the
+ * arguments as given: l_copy's and fill's rules (avxbuf_copy_count,
+ * avxbuf_fill_count: src/largs.h) on the buffers as they are now (nothing
+ * runs in here), and the move with the kernel the plan picks. ffi.lua
+ * passes a defaulted source or start index as AVXBUF_FIRST (exported as
+ * `first`) and an absent n as FFI_ABSENT (`absent`: no number it passes as
+ * given is that large). The source is a buffer (copy_from_buffer) or a Lua
+ * string's bytes (copy_from_string), so that every argument travels in a
+ * register.
+ *
+ * What they answer is the generation: ffi.lua reads it (gen) just before
+ * the call, and the entry moves only when it is still gen, stepping it to
+ * gen + 1 first (buffer_wrote's step); refused (an argument it does not
+ * take, a freed buffer, a generation a finalizer moved since ffi.lua read
+ * it), it leaves the buffer as it is, stepping the generation once more
+ * should it be gen + 1, so that gen + 1 after the call means done and
+ * nothing else. No return value: the move is then the entry's last call,
+ * which the compiler makes a jump, where a value returned after it needs a
+ * call and a return (their cost: docs/luajit.md). */
 #define FFI_ABSENT ((int64_t)1 << 53)
 
-static int copy_checked_here(buffer *d, int64_t di, const unsigned char *src, size_t slen, int same, int64_t si,
-                             int64_t n)
+static inline void refuse(buffer *d, uint32_t gen)
 {
-  if (d->module == NULL) return FFI_REFUSED;
+  if (d->gen == gen + 1) d->gen++;
+}
+
+AVXBUF_INLINE void copy_checked_here(buffer *d, uint32_t gen, int64_t di, const unsigned char *src, size_t slen,
+                                     int same, int64_t si, int64_t n)
+{
   lua_Integer count = avxbuf_copy_count((lua_Integer)di, d->len, (lua_Integer)si, slen, n != FFI_ABSENT,
                                         (lua_Integer)n);
-  if (count < 0) return FFI_REFUSED;
+  if (d->gen != gen || d->module == NULL || count < 0) { refuse(d, gen); return; }
   unsigned char *dst = d->data + (di - 1);
   src += si - 1;
+  buffer_wrote(d);   /* gen + 1: d->gen is gen here */
   avxbuf_copy(&d->module->state.plan, dst, src, (size_t)count, same ? avxbuf_overlap_of(dst, src, (size_t)count)
                                                                        : OV_NONE);
-  buffer_wrote(d);
-  return FFI_DONE;
 }
 
-static int ffi_copy_from_buffer(buffer *d, const buffer *s, int64_t di, int64_t si, int64_t n)
+static void ffi_copy_from_buffer(buffer *d, uint32_t gen, const buffer *s, int64_t di, int64_t si, int64_t n)
 {
-  return copy_checked_here(d, di, s->data, s->len, s == d, si, n);
+  copy_checked_here(d, gen, di, s->data, s->len, s == d, si, n);
 }
 
-static int ffi_copy_from_string(buffer *d, const unsigned char *str, int64_t slen, int64_t di, int64_t si,
-                                int64_t n)
+static void ffi_copy_from_string(buffer *d, uint32_t gen, const unsigned char *str, int64_t slen, int64_t di,
+                                 int64_t si, int64_t n)
 {
-  return copy_checked_here(d, di, str, (size_t)slen, 0, si, n);
+  copy_checked_here(d, gen, di, str, (size_t)slen, 0, si, n);
 }
 
-static int ffi_fill_args(buffer *b, int64_t byte, int64_t i, int64_t n)
+static void ffi_fill_args(buffer *b, uint32_t gen, int64_t byte, int64_t i, int64_t n)
 {
-  if (b->module == NULL) return FFI_REFUSED;
   lua_Integer count = avxbuf_fill_count((lua_Integer)byte, (lua_Integer)i, b->len, n != FFI_ABSENT, (lua_Integer)n);
-  if (count < 0) return FFI_REFUSED;
-  avxbuf_fill(&b->module->state.plan, b->data + (i - 1), (int)byte, (size_t)count);
+  if (b->gen != gen || b->module == NULL || count < 0) { refuse(b, gen); return; }
   buffer_wrote(b);
-  return FFI_DONE;
+  avxbuf_fill(&b->module->state.plan, b->data + (i - 1), (int)byte, (size_t)count);
 }
 
 /* resize(n) for the FFI path where b holds n bytes without growing:
@@ -381,8 +385,6 @@ static void push_entries(lua_State *L, ffi_stage *st)
     lua_pushlightuserdata(L, (void *)entries[i].fn);
     lua_setfield(L, -2, entries[i].name);
   }
-  lua_pushinteger(L, FFI_DONE);
-  lua_setfield(L, -2, "done");
   lua_pushinteger(L, AVXBUF_FIRST);
   lua_setfield(L, -2, "first");
   lua_pushnumber(L, (lua_Number)FFI_ABSENT);

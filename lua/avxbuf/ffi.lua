@@ -77,12 +77,11 @@ return function(avxbuf, c)
   local c_pack_staged = cast("double (*)(avxbuf_buffer *, avxbuf_stage *, int32_t, const char *, size_t, int)", c.pack)
   local c_resize_at = cast("int (*)(avxbuf_buffer *, uint32_t, int64_t)", c.resize)
   local c_has_specials = cast("int (*)(const char *, size_t)", c.has_specials)
-  local c_copy_from_buffer = cast("int (*)(avxbuf_buffer *, const avxbuf_buffer *, int64_t, int64_t, int64_t)",
+  local c_copy_from_buffer = cast("void (*)(avxbuf_buffer *, int32_t, const avxbuf_buffer *, int64_t, int64_t, int64_t)",
                                   c.copy_from_buffer)
-  local c_copy_from_string = cast("int (*)(avxbuf_buffer *, const char *, int64_t, int64_t, int64_t, int64_t)",
+  local c_copy_from_string = cast("void (*)(avxbuf_buffer *, int32_t, const char *, int64_t, int64_t, int64_t, int64_t)",
                                   c.copy_from_string)
-  local c_fill_args = cast("int (*)(avxbuf_buffer *, int64_t, int64_t, int64_t)", c.fill_args)
-  local DONE = c.done
+  local c_fill_args = cast("void (*)(avxbuf_buffer *, int32_t, int64_t, int64_t, int64_t)", c.fill_args)
   local FIRST, START, ABSENT = c.first, c.start_default, c.absent
   local c_consume = cast("void (*)(avxbuf_buffer *, size_t)", c.consume)
   local c_search = cast("double (*)(const avxbuf_buffer *, uint32_t, int, int64_t, const char *, size_t)", c.search)
@@ -146,20 +145,31 @@ return function(avxbuf, c)
   -- copy, zero and fill: one call to C's checking entries (c_copy_from_*,
   -- c_fill_args), which check the arguments on the buffers as they are,
   -- move with the kernel the plan picks and step the generation, or
-  -- refuse (the C function then raises). Nothing of a buffer is read here:
-  -- a pointer made in Lua and used after a check is stale when that
-  -- check, a guard, exits the trace on its passing side (a trace recorded
-  -- where it failed) and the exit runs a finalizer (lj_trace_exit), which
-  -- is how put wrote into freed blocks (issue 44, docs/reliability.md).
-  -- One call whatever the size (docs/luajit.md). true when done.
+  -- refuse (the C function then raises). Nothing of a buffer is read here
+  -- but the generation: a pointer made in Lua and used after a check is
+  -- stale when that check, a guard, exits the trace on its passing side (a
+  -- trace recorded where it failed) and the exit runs a finalizer
+  -- (lj_trace_exit), which is how put wrote into freed blocks (issue 44,
+  -- docs/reliability.md). The generation, read last before the call (no
+  -- cdata is made after it), is the answer: the entry moved exactly when
+  -- it is one step on after the call (src/lluajit.c). One call whatever
+  -- the size (docs/luajit.md). true when done.
   local function fast_copy(dst, di, src, si, n)
     local d = as_buffer(dst)
     if d == nil or not index(di) then return false end
     if si == nil then si = FIRST elseif not index(si) then return false end
     if n == nil then n = ABSENT elseif not index(n) then return false end
-    if type(src) == "string" then return c_copy_from_string(d, src, #src, di, si, n) == DONE end
-    local s = as_buffer(src)
-    return s ~= nil and c_copy_from_buffer(d, s, di, si, n) == DONE
+    local g
+    if type(src) == "string" then
+      g = d.gen
+      c_copy_from_string(d, g, src, #src, di, si, n)
+    else
+      local s = as_buffer(src)
+      if s == nil then return false end
+      g = d.gen
+      c_copy_from_buffer(d, g, s, di, si, n)
+    end
+    return d.gen == tobit(g + 1)
   end
 
   local function fast_fill(buf, byte, i, n)
@@ -167,7 +177,9 @@ return function(avxbuf, c)
     if b == nil or not index(byte) then return false end
     if i == nil then i = FIRST elseif not index(i) then return false end
     if n == nil then n = ABSENT elseif not index(n) then return false end
-    return c_fill_args(b, byte, i, n) == DONE
+    local g = b.gen
+    c_fill_args(b, g, byte, i, n)
+    return b.gen == tobit(g + 1)
   end
 
   -- buf:put of up to 64 strings and buffers: the pieces staged (a string,
