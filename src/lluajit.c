@@ -135,9 +135,14 @@ typedef struct ffi_stage {
  * memcpy, as LuaJIT's own copy of them into the string (lj_str_new) is:
  * the stage is no buffer of the user's, and the plan's kernels are for
  * those (the plan's way for a few bytes cost more here: docs/luajit.md). */
-static void stage(const buffer *b, ffi_stage *st, size_t at, size_t n)
+static void step_stamp(ffi_stage *st)
 {
   st->stamp = st->stamp == INT32_MAX ? 0 : st->stamp + 1;
+}
+
+static void stage(const buffer *b, ffi_stage *st, size_t at, size_t n)
+{
+  step_stamp(st);
   /* n hidden from the optimiser: knowing it at most STAGE_BYTES, GCC 12
    * expanded this memcpy into rep movsq in ffi_get, whose start-up cost
    * is many times a short copy's (Intel's and AMD's optimisation manuals). */
@@ -151,15 +156,20 @@ static int stage_ok(const buffer *b, const ffi_stage *st)
 }
 
 /* tostring(i, j) and unpack's fields: the n bytes of b from offset at,
- * staged: n, or -1 when they are not all in b, do not fit the stage or st
- * is not b's module's. */
-static int ffi_read(const buffer *b, ffi_stage *st, int64_t at, int64_t n)
+ * staged, which steps the stamp once; refused (they are not all in b, or
+ * do not fit the stage), the stamp steps twice, so that ffi.lua, which
+ * reads it before the call, finds it one step on exactly when these bytes
+ * were staged; st not b's module's stage is left alone. No return value,
+ * so that the copy is the entry's last call, a jump (as copy's entries). */
+static void ffi_read(const buffer *b, ffi_stage *st, int64_t at, int64_t n)
 {
-  if (!stage_ok(b, st) || at < 0 || n < 0 || n > STAGE_BYTES || (uint64_t)at > b->len
-      || (uint64_t)n > b->len - (uint64_t)at)
-    return -1;
+  if (!stage_ok(b, st)) return;
+  if (at < 0 || n < 0 || n > STAGE_BYTES || (uint64_t)at > b->len || (uint64_t)n > b->len - (uint64_t)at) {
+    step_stamp(st);
+    step_stamp(st);
+    return;
+  }
   stage(b, st, (size_t)at, (size_t)n);
-  return (int)n;
 }
 
 /* byte(i): the byte at offset at of b, or -1 past the end. */

@@ -86,7 +86,7 @@ return function(avxbuf, c)
   local c_consume = cast("void (*)(avxbuf_buffer *, size_t)", c.consume)
   local c_search = cast("double (*)(const avxbuf_buffer *, uint32_t, int, int64_t, const char *, size_t)", c.search)
   local c_line = cast("double (*)(const avxbuf_buffer *, avxbuf_stage *, size_t)", c.line)
-  local c_read = cast("int (*)(const avxbuf_buffer *, avxbuf_stage *, int64_t, int64_t)", c.read)
+  local c_read = cast("void (*)(const avxbuf_buffer *, avxbuf_stage *, int64_t, int64_t)", c.read)
   local c_byte_at = cast("int (*)(const avxbuf_buffer *, int64_t)", c.byte)
   local c_split_step = cast("int (*)(const avxbuf_buffer *, uint32_t, size_t, const char *, size_t, double *, int)",
                             c.split)
@@ -344,9 +344,9 @@ return function(avxbuf, c)
     local b = as_buffer(buf)
     if b ~= nil and index(i) and index(j) and i >= 1 and i <= j then
       local sg = st   -- one stage throughout (see st)
-      local k = sg.stamp + 1
-      local n = c_read(b, sg, i - 1, j - i + 1)
-      if n >= 0 then
+      local k, n = sg.stamp + 1, j - i + 1
+      c_read(b, sg, i - 1, n)
+      if sg.stamp == k then   -- staged (src/lluajit.c): n bytes, within the stage
         local s = fstring(sg.bytes, n)
         if sg.stamp == k then return s end
       end

@@ -9,8 +9,9 @@ local ffi = require "ffi"
 -- pack_ops), so the format language lives in C alone. Its loads read the
 -- module's stage, never the buffer: C copies each run of fields there
 -- after its checks (c_read, as the other reads: lua/avxbuf/ffi.lua), and
--- the stamp, checked after the run's loads, says whether another read
--- staged in between (a finalizer, run by a trace exit or an allocation).
+-- the stamp, checked after the call (staged at all?) and after the run's
+-- loads, says whether another read staged in between (a finalizer, run by
+-- a trace exit or an allocation).
 -- Anything it does not read as the C function would (another byte order,
 -- integer sizes other than 1, 2, 4, 8, z, a negative index, a short
 -- buffer, a run longer than the stage, a changed generation) makes it
@@ -92,10 +93,13 @@ local function unpack_source(ops, stream)
   local function short(known_end, k)   -- data that ends before the 0-based offset known_end
     return stream and ("return nil, %s + %d - len"):format(known_end, rest[k]) or "return false"
   end
-  -- n bytes from the 1-based index from staged, then what reads them, then the stamp
+  -- n bytes from the 1-based index from staged, then what reads them, then the stamp:
+  -- one step on after the call means these bytes were staged (c_read refused: it is not),
+  -- and still that after the loads, that no other read staged in between
   local function staged(from, n, lines)
     line("local k = st.stamp + 1")
-    line("if c_read(b, st, %s - 1, %s) < 0 then return false end", from, n)
+    line("c_read(b, st, %s - 1, %s)", from, n)
+    line("if st.stamp ~= k then return false end")
     for _, l in ipairs(lines) do body[#body + 1] = l end
     line("if st.stamp ~= k then return false end")
   end
