@@ -210,7 +210,7 @@ check-default: deps
 	@mkdir -p build/check && rm -f build/check/taxed
 	@for f in $(CHECK_RUNS); do echo "build/bench/csweep --json $$f"; build/bench/csweep --json $$f > $${f%.json}.txt || exit 1; done
 	$(LUA) bench/plancheck.lua $(CHECK_RUNS) || { s=$$?; [ $$s = 3 ] || exit $$s; echo default >> build/check/taxed; }
-	$(LUA) bench/tune.lua --json build/check/tune.json | tee build/check/tune.txt
+	$(LUA) bench/tune.lua --json build/check/tune.json > build/check/tune.txt; s=$$?; cat build/check/tune.txt; exit $$s
 	@opts=$$(sed -n 's/^AVXBUF_OPTIONS="\(.*\)"$$/\1/p' build/check/tune.txt); \
 	for f in $(TUNED_RUNS); do echo "AVXBUF_OPTIONS=$$opts build/bench/csweep --json $$f"; \
 	  AVXBUF_OPTIONS="$$opts" build/bench/csweep --json $$f > $${f%.json}.txt || exit 1; done
