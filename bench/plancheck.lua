@@ -203,7 +203,8 @@ print(string.format("copies, zero and fill of %s B-2 KiB at or above 0.98x the C
 local missed = {}
 if below_85 > 0 then missed[#missed + 1] = string.format("%d cells below 0.85x, where none may be", below_85) end
 if #below > 0.05 * judged then
-  missed[#missed + 1] = string.format("%d cells below 0.95x (%.1f%%), where at most 5%% may be", #below, 100 * #below / n)
+  missed[#missed + 1] = string.format("%d cells below 0.95x (%.1f%%), where at most 5%% may be", #below,
+                                      100 * #below / n)
 end
 if judged - below_libc < 0.95 * judged then
   missed[#missed + 1] = string.format("%.1f%% of cells at 0.98x the C library or above, where at least 95%% must be",
