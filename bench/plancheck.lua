@@ -137,7 +137,10 @@ local function judge(who)
       for name, v in pairs(rows) do
         med[name] = bench.median(runs_of(v, JUDGE))
         local on_pick = bench.median(runs_of(v, PICK))
-        if name ~= "default" and name ~= "default_twin" and name ~= who and on_pick > picked_best then
+        -- (a tie, as between rows that run the same code, goes to the first name in
+        -- order, not to whichever pairs() visits first: the same sweeps, the same judgement)
+        if name ~= "default" and name ~= "default_twin" and name ~= who
+           and (on_pick > picked_best or on_pick == picked_best and best_name and name < best_name) then
           picked_best, best_name = on_pick, name
         end
       end
