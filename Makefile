@@ -201,23 +201,30 @@ sweep: deps
 # by cell against the first ten runs' (the unchanged kernel rows: the floor).
 # Each judgement reads the dispatch tax too (the default against the row of
 # the kernel it runs, beside the twin's noise); plancheck's status 3 says it
-# exceeds the noise in more than 5% of the cells, and the target fails once
-# both judgements are printed.
+# exceeds the noise in more than 5% of the cells, 4 that the cells miss the
+# plan targets (none below 0.85x the best row, at most 5% below 0.95x, at
+# least 95% at 0.98x glibc or above), 5 both. The check fails, once both
+# judgements are printed, where the default misses the targets or either
+# judgement's tax exceeds the noise; tune's settings missing the targets is
+# printed, not failed (they are a measurement, not the default).
 CHECK_RUNS = $(foreach k,1 2 3 4 5 6 7 8 9 10,build/check/default-$(k).json)
 TUNED_RUNS = $(CHECK_RUNS:build/check/default-%=build/check/tuned-%)
 check-default: deps
 	@$(MAKE) --no-print-directory native build/bench/csweep
-	@mkdir -p build/check && rm -f build/check/taxed
+	@mkdir -p build/check && rm -f build/check/failed
 	@for f in $(CHECK_RUNS); do echo "build/bench/csweep --json $$f"; build/bench/csweep --json $$f > $${f%.json}.txt || exit 1; done
-	$(LUA) bench/plancheck.lua $(CHECK_RUNS) || { s=$$?; [ $$s = 3 ] || exit $$s; echo default >> build/check/taxed; }
-	$(LUA) bench/tune.lua --json build/check/tune.json | tee build/check/tune.txt
+	$(LUA) bench/plancheck.lua $(CHECK_RUNS) > build/check/plancheck.txt; s=$$?; cat build/check/plancheck.txt; \
+	  case $$s in 0) ;; 3|4|5) [ $$s = 4 ] || echo "the default: the dispatch tax exceeds the noise in over 5% of cells" \
+	  >> build/check/failed; [ $$s = 3 ] || sed -n 's/^target (none below.*: not met: /the default misses the plan targets: /p' \
+	  build/check/plancheck.txt >> build/check/failed;; *) exit $$s;; esac
+	$(LUA) bench/tune.lua --json build/check/tune.json > build/check/tune.txt; s=$$?; cat build/check/tune.txt; exit $$s
 	@opts=$$(sed -n 's/^AVXBUF_OPTIONS="\(.*\)"$$/\1/p' build/check/tune.txt); \
 	for f in $(TUNED_RUNS); do echo "AVXBUF_OPTIONS=$$opts build/bench/csweep --json $$f"; \
 	  AVXBUF_OPTIONS="$$opts" build/bench/csweep --json $$f > $${f%.json}.txt || exit 1; done
-	$(LUA) bench/plancheck.lua --before $(CHECK_RUNS) -- $(TUNED_RUNS) || { s=$$?; [ $$s = 3 ] || exit $$s; \
-	  echo tuned >> build/check/taxed; }
-	@if [ -f build/check/taxed ]; then \
-	  echo "check-default: the dispatch tax exceeds the noise in over 5% of cells ($$(xargs < build/check/taxed))"; exit 1; fi
+	$(LUA) bench/plancheck.lua --before $(CHECK_RUNS) -- $(TUNED_RUNS); s=$$?; case $$s in 0|4) ;; \
+	  3|5) echo "tune's settings: the dispatch tax exceeds the noise in over 5% of cells" >> build/check/failed;; \
+	  *) exit $$s;; esac
+	@if [ -f build/check/failed ]; then sed 's/^/check-default: /' build/check/failed; exit 1; fi
 
 # Foreign targets build against Debian's Lua 5.4 for that architecture,
 # unpacked (not installed) by tools/deps.sh into build/lua-ARCH, and link

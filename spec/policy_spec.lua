@@ -271,16 +271,18 @@ function TestPolicy.test_recorded_zen5_vm()
   lu.assertEquals(d.cache.leaf, { l1d = "0x80000005", l2 = "0x80000006", l3 = "0x80000006" })
   lu.assertEquals(d.nontemporal_threshold, 16 * MiB)
   lu.assertStrContains(d.nontemporal_source, "16 times the L2")
-  -- FSRM rep movsb from 32 KiB (taken above the threshold, as glibc's) to 4
-  -- times the L2 (4 MiB, not itself): it won on that VM from 32 KiB, and on
-  -- the Zen 5 VMs with TOPOEXT at 1 and 2 MiB too, but not at 4 MiB on one
-  -- of them (docs/policy.md); rep stosb from the L2 to 4 times it
+  -- FSRM rep movsb from 32 KiB (taken above the threshold, as glibc's) with
+  -- no end of its own: copies stream from the nontemporal threshold (16 MiB
+  -- here: the capped L3's half), and rep movsb runs until then. It won on
+  -- that VM from 32 KiB, and on the Zen 5 VMs with TOPOEXT at 1-8 MiB where
+  -- it kept the cache, and ran as the streaming loops where it streamed
+  -- (docs/policy.md); rep stosb from the L2 to 4 times it
   lu.assertEquals({ d.rep_movsb_threshold, d.rep_movsb_stop_threshold, d.rep_stosb_threshold,
-                    d.rep_stosb_stop_threshold }, { 32 * 1024 - 1, 4 * MiB, 1 * MiB - 1, 4 * MiB })
-  lu.assertStrContains(d.thresholds_source, "rep movsb from 32 KiB to 4 times the L2")
+                    d.rep_stosb_stop_threshold }, { 32 * 1024 - 1, 0, 1 * MiB - 1, 4 * MiB })
+  lu.assertStrContains(d.thresholds_source, "rep movsb from 32 KiB until copies stream (nontemporal_threshold)")
   if h.X86 then   -- (a build without x86 kernels picks the C library's everywhere)
     lu.assertEquals(d.picks.copy, { { from = 0, kernel = "avx512" }, { from = 32 * 1024, kernel = "rep_movsb" },
-                                    { from = 4 * MiB, kernel = "avx512" }, { from = 16 * MiB, kernel = "avx512_nt" } })
+                                    { from = 16 * MiB, kernel = "avx512_nt" } })
     -- zero streams from the copies' threshold on AMD, fill from twice it
     lu.assertEquals(d.picks.zero, { { from = 0, kernel = "avx512" }, { from = 1 * MiB, kernel = "rep_stosb" },
                                     { from = 4 * MiB, kernel = "avx512" }, { from = 16 * MiB, kernel = "avx512_nt" } })
@@ -289,6 +291,20 @@ function TestPolicy.test_recorded_zen5_vm()
   else
     lu.assertEquals(d.picks.copy, { { from = 0, kernel = "libc" } })
   end
+  -- the window follows the caches the CPU reports, not the model: with a
+  -- 512 KiB L2 (leaf 0x80000006 ECX bits 31-16, in KiB) copies stream from
+  -- 16 of them, 8 MiB, and rep movsb runs until then; rep stosb from it
+  local l2_leaf = leaves[0x80000006][0]
+  local saved = l2_leaf[3]
+  l2_leaf[3] = 512 * 65536 + saved % 65536
+  d = avxbuf.decide { leaves = leaves, xcr0 = 0xE7 }
+  lu.assertEquals({ d.cache.l2, d.nontemporal_threshold, d.rep_stosb_threshold, d.rep_stosb_stop_threshold },
+                  { 512 * 1024, 8 * MiB, 512 * 1024 - 1, 2 * MiB })
+  if h.X86 then
+    lu.assertEquals(d.picks.copy, { { from = 0, kernel = "avx512" }, { from = 32 * 1024, kernel = "rep_movsb" },
+                                    { from = 8 * MiB, kernel = "avx512_nt" } })
+  end
+  l2_leaf[3] = saved
   -- the same CPU without FSRM: no window
   local ext7 = leaves[7][0]
   ext7[4] = h.clear_bit(ext7[4], 4)
@@ -317,12 +333,12 @@ function TestPolicy.test_recorded_zen5_topoext_vm()
   lu.assertEquals(d.cache.leaf, { l1d = "0x80000005", l2 = "0x80000006", l3 = "0x80000006" })
   lu.assertEquals({ d.rep_movsb_threshold, d.rep_movsb_stop_threshold, d.rep_stosb_threshold,
                     d.rep_stosb_stop_threshold, d.nontemporal_threshold },
-                  { 32 * 1024 - 1, 4 * MiB, 1 * MiB - 1, 4 * MiB, 16 * MiB })
+                  { 32 * 1024 - 1, 0, 1 * MiB - 1, 4 * MiB, 16 * MiB })
   local other = avxbuf.decide { leaves = parse_dump(read_file("spec/data/zen5-vm-cpuid.txt")), xcr0 = 0xE7 }
   lu.assertEquals(d.picks, other.picks)
   if h.X86 then
     lu.assertEquals(d.picks.copy, { { from = 0, kernel = "avx512" }, { from = 32 * 1024, kernel = "rep_movsb" },
-                                    { from = 4 * MiB, kernel = "avx512" }, { from = 16 * MiB, kernel = "avx512_nt" } })
+                                    { from = 16 * MiB, kernel = "avx512_nt" } })
   end
 end
 

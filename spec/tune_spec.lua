@@ -170,6 +170,31 @@ function TestTune.test_the_report_prints_as_a_table()
   for _, e in ipairs(real) do lu.assertStrContains(tostring(real), "\n" .. e.name .. " (" .. e.op .. ")") end
 end
 
+-- bench/tune.lua --json: a step the budget left unmeasured has noise and
+-- margin +-inf, which JSON cannot hold; they are written as null (make
+-- check-default's tune crashed in cjson there, and its pipe hid it).
+function TestTune.test_report_with_unmeasured_steps_writes_json()
+  local ok, cjson = pcall(require, "cjson")
+  if not ok then lu.skip("no lua-cjson for " .. (rawget(_G, "jit") and "LuaJIT" or _VERSION)) end
+  local settings, report, options = avxbuf.tune(0.001)
+  local unmeasured
+  for _, e in ipairs(report) do if e.noise == math.huge then unmeasured = e.name end end
+  lu.assertNotNil(unmeasured, "a 1 ms budget leaves a step unmeasured")
+  local path = os.tmpname()
+  require("harness").write_json(path, { settings = settings, report = report, options = options })
+  local f = assert(io.open(path))
+  local back = cjson.decode(f:read("*a"))
+  f:close()
+  os.remove(path)
+  lu.assertEquals(back.options, options)
+  for i, e in ipairs(back.report) do
+    lu.assertEquals(e.name, report[i].name)
+    if e.name == unmeasured then lu.assertEquals({ e.noise, e.margin }, { cjson.null, cjson.null }) end
+  end
+  lu.assertEquals(require("harness").finite_or_null { 1, 0 / 0, -math.huge, { x = math.huge } },
+                  { 1, cjson.null, cjson.null, { x = cjson.null } })
+end
+
 function TestTune.test_tune_argument()
   for _, bad in ipairs { "x", 0, -1, 0 / 0, 1e9 } do
     -- (through a Lua call site, which names the function on every version)

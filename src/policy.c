@@ -47,7 +47,7 @@ static const struct rule {
 
 /* How a row uses the string instructions: the vendor's rule (below), or a
  * window measured on that processor. */
-typedef enum { S_VENDOR, S_FSRM_TO_L2, S_FROM_64K } strings_id;
+typedef enum { S_VENDOR, S_FSRM_WINDOW, S_FROM_64K } strings_id;
 
 /* Which turbo-licence counters the core's PMU has (intel/perfmon; Linux
  * tools/perf/pmu-events/arch/x86): core_power.lvl{0,1,2}_turbo_license on
@@ -118,7 +118,7 @@ static const cpu_row cpu_table[] = {
   { V_AMD, 0x19, 0x60, 0x7F, 0, 15, "Zen 4", R_NO_DROP, S_VENDOR, LE_NONE, W_YMM },
   { V_AMD, 0x19, 0xA0, 0xAF, 0, 15, "Zen 4", R_NO_DROP, S_VENDOR, LE_NONE, W_YMM },
   { V_AMD, 0x19, 0x00, 0xFF, 0, 15, "Zen 3", R_BEST, S_VENDOR, LE_NONE, W_LEVEL },
-  { V_AMD, 0x1A, 0x00, 0xFF, 0, 15, "Zen 5", R_NO_DROP, S_FSRM_TO_L2, LE_NONE, W_LEVEL },
+  { V_AMD, 0x1A, 0x00, 0xFF, 0, 15, "Zen 5", R_NO_DROP, S_FSRM_WINDOW, LE_NONE, W_LEVEL },
 };
 
 /* A licence-affected model that reports AMX or AVX512-FP16, which Intel
@@ -164,15 +164,21 @@ static const char *limit_text(const avxbuf_cpu *cpu)
  *   dl_init_cacheinfo): 2112 with FSRM, else 4096 x (vector size / 16) for
  *   32- and 64-byte vectors and 2048 for 16-byte ones, with no end. AMD:
  *   never by default (glibc too moves it to its non-temporal threshold
- *   there, BZ 30994). Zen 5 with FSRM: from 32 KiB to 4 times the L2 (per
- *   core; below 4 MiB with Zen 5's 1 MiB L2): on both Zen 5 VMs with a
- *   rep row it beat every vector loop at 1 and 2 MiB, on one not at 4. The
- *   masked Sapphire Rapids class: from 64 KiB, where the vector loops
- *   stopped winning.
+ *   there, BZ 30994). Zen 5 with FSRM: from 32 KiB with no end of its own,
+ *   so until copies stream (nontemporal_threshold: half the L3, at most 16
+ *   times the L2; 16 MiB on both Zen 5 VMs). Where rep movsb keeps the
+ *   cache it beat every vector and streaming loop at 1-8 MiB; where it
+ *   streams (from 4 MiB in some runs, a state of the machine no CPUID leaf
+ *   shows) it ran as fast as the streaming loops, and those from 8 MiB at
+ *   least as fast as the temporal vector loop (docs/policy.md). The masked
+ *   Sapphire Rapids class: from 64 KiB, where the vector loops stopped
+ *   winning.
  * - rep stosb: glibc's 2048 with ERMS on Intel (64 KiB for the masked
  *   class, as rep movsb); on AMD never, but on Zen 5 from the L2 size to
  *   4 times it, where the vector stores slowed past the L2 and rep stosb
- *   had not yet slowed to streaming speed (docs/policy.md).
+ *   kept the cache in every run; from 4 MiB it streamed in some runs and
+ *   not in others, and a streaming fill ran at half the vector loop's speed
+ *   (docs/policy.md).
  * - non-temporal: half the last-level cache for copies, whose source and
  *   destination then exceed it, but at most 16 L2s: a large L3 is shared
  *   by cores (and, under a hypervisor, tenants) this thread cannot see, and glibc too
@@ -186,13 +192,13 @@ static void thresholds(const avxbuf_cpu *cpu, const cpu_row *row, avxbuf_default
 {
   int intel_erms = cpu->has[F_ERMS] && cpu->vendor_id != V_AMD;
   long long vec = out->max_vector_size;
-  if (row && row->strings == S_FSRM_TO_L2 && cpu->has[F_FSRM] && cpu->l2) {
+  if (row && row->strings == S_FSRM_WINDOW && cpu->has[F_FSRM] && cpu->l2) {
     out->rep_movsb_threshold = (32 << 10) - 1;   /* taken above it: from 32 KiB */
-    out->rep_movsb_stop_threshold = 4 * (long long)cpu->l2;   /* below it */
+    out->rep_movsb_stop_threshold = 0;   /* no end: streaming copies end it */
     out->rep_stosb_threshold = (long long)cpu->l2 - 1;   /* from the L2 size */
     out->rep_stosb_stop_threshold = 4 * (long long)cpu->l2;
-    out->thresholds_source = "this processor's row (docs/policy.md): rep movsb from 32 KiB to 4 times the L2, "
-                             "rep stosb from the L2 size to 4 times it";
+    out->thresholds_source = "this processor's row (docs/policy.md): with FSRM, rep movsb from 32 KiB until copies "
+                             "stream (nontemporal_threshold), rep stosb from the L2 size to 4 times it";
   } else if (row && row->strings == S_FROM_64K && intel_erms) {
     out->rep_movsb_threshold = out->rep_stosb_threshold = (64 << 10) - 1;   /* taken above it: from 64 KiB */
     out->thresholds_source = "this processor's row (docs/policy.md): rep movsb and rep stosb from 64 KiB";

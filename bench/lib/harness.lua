@@ -80,11 +80,30 @@ function M.read_file(path)
   return text
 end
 
+-- JSON has no NaN or infinity (cjson refuses them): a value that is one,
+-- such as the noise of a step avxbuf.tune did not measure (+-inf), is
+-- written as null, "no number", rather than a number it is not. The copy
+-- keeps each table's metatable (cjson's array and object marks).
+local function finite_or_null(v, null, seen)
+  if type(v) == "number" then
+    return (v ~= v or v == math.huge or v == -math.huge) and null or v
+  end
+  if type(v) ~= "table" or v == null then return v end
+  if seen[v] then return seen[v] end
+  local t = {}
+  seen[v] = t
+  for k, x in pairs(v) do t[k] = finite_or_null(x, null, seen) end
+  return setmetatable(t, getmetatable(v))
+end
+
 function M.write_json(path, value)
+  local cjson = require("cjson")
+  local text = cjson.encode(finite_or_null(value, cjson.null, {}))
   local f = assert(io.open(path, "w"))
-  f:write(require("cjson").encode(value))
+  f:write(text)
   f:close()
 end
+M.finite_or_null = function(v) return finite_or_null(v, require("cjson").null, {}) end
 
 function M.size_label(n)
   local KiB, MiB = 1024, 1024 * 1024
