@@ -77,10 +77,10 @@ return function(avxbuf, c)
   local c_pack_staged = cast("double (*)(avxbuf_buffer *, avxbuf_stage *, int32_t, const char *, size_t, int)", c.pack)
   local c_resize_at = cast("int (*)(avxbuf_buffer *, uint32_t, int64_t)", c.resize)
   local c_has_specials = cast("int (*)(const char *, size_t)", c.has_specials)
-  local c_copy_from_buffer = cast("void (*)(avxbuf_buffer *, int32_t, const avxbuf_buffer *, int64_t, int64_t, int64_t)",
-                                  c.copy_from_buffer)
-  local c_copy_from_string = cast("void (*)(avxbuf_buffer *, int32_t, const char *, int64_t, int64_t, int64_t, int64_t)",
-                                  c.copy_from_string)
+  local c_copy_from_buffer = cast(
+    "void (*)(avxbuf_buffer *, int32_t, const avxbuf_buffer *, int64_t, int64_t, int64_t)", c.copy_from_buffer)
+  local c_copy_from_string = cast(
+    "void (*)(avxbuf_buffer *, int32_t, const char *, int64_t, int64_t, int64_t, int64_t)", c.copy_from_string)
   local c_fill_args = cast("void (*)(avxbuf_buffer *, int32_t, int64_t, int64_t, int64_t)", c.fill_args)
   local FIRST, START, ABSENT = c.first, c.start_default, c.absent
   local c_consume = cast("void (*)(avxbuf_buffer *, size_t)", c.consume)
