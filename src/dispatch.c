@@ -228,7 +228,7 @@ void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m)
 
 void avxbuf_state_init(avxbuf_state *st, const char *options, avxbuf_warn_fn warn, void *ud)
 {
-  for (int k = 0; k < K_COUNT; k++) st->at_load.v[k] = AVXBUF_UNSET;
+  st->at_load = avxbuf_settings_unset();
   if (options) avxbuf_options_parse(&st->at_load, options, warn, ud);
   avxbuf_state_reset(st);
 }

@@ -249,7 +249,7 @@ static int l_decide(lua_State *L)
   avxbuf_machine there = { &cpu, d, 0 };
   avxbuf_state st;
   memset(&st, 0, sizeof st);
-  for (int k = 0; k < K_COUNT; k++) st.requested.v[k] = AVXBUF_UNSET;
+  st.requested = avxbuf_settings_unset();
   avxbuf_state_resolve_on(&st, &there);
   lua_createtable(L, 0, 4);
   for (int op = 0; avxbuf_kernel_ops[op]; op++) {

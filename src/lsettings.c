@@ -212,7 +212,7 @@ void avxbuf_set_overrides(lua_State *L, const avxbuf_settings *in_force)
 {
   avxbuf_state def;
   memset(&def, 0, sizeof def);
-  for (int k = 0; k < K_COUNT; k++) def.requested.v[k] = AVXBUF_UNSET;
+  def.requested = avxbuf_settings_unset();
   avxbuf_state_resolve(&def);
   int t = lua_gettop(L), n = 0;
   lua_newtable(L);
