@@ -1,12 +1,17 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "dispatch.h"
+#include "op.h"
 
 #ifdef AVXBUF_EMULATE_AVX512
 #define EMULATED 1
 #else
 #define EMULATED 0
 #endif
+
+const char *const avxbuf_op_names[OP_COUNT + 1] = {
+  [OP_COPY] = "copy", [OP_ZERO] = "zero", [OP_FILL] = "fill", [OP_FIND] = "find", [OP_COUNT] = NULL,
+};
 
 static avxbuf_machine machine;
 static pthread_once_t machine_once = PTHREAD_ONCE_INIT;

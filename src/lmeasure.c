@@ -15,6 +15,7 @@
 #include "lmodule.h"
 #include "lfuncs.h"
 #include "lembed.h"
+#include "op.h"
 
 #define MAX_KERNELS 8
 #define MAX_ROUNDS 64
@@ -42,7 +43,14 @@ static const avxbuf_kernel *kernel_named(lua_State *L, int arg, const char *name
   return NULL;
 }
 
-enum { OP_COPY, OP_ZERO, OP_FILL };
+/* The operation a kernel is timed at: "copy", "zero" or "fill" (a search
+ * is not timed here); -1 for any other name, NULL included. */
+static int measured_op(const char *name)
+{
+  for (int op = 0; op < OP_COUNT; op++)
+    if (op != OP_FIND && name && strcmp(avxbuf_op_names[op], name) == 0) return op;
+  return -1;
+}
 
 /* The values of n rows by rounds into the n lists (made before) of the
  * table at index 3. */
@@ -77,14 +85,11 @@ static void run(const avxbuf_kernel *k, int op, unsigned char *d, const unsigned
  * page aliasing, and both are 64-byte aligned. */
 static int l_measure(lua_State *L)
 {
-  static const char *const ops[] = { "copy", "zero", "fill", NULL };
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_settop(L, 1);
   lua_getfield(L, 1, "op");
-  const char *op_name = lua_tostring(L, -1);
-  int op = 0;
-  while (ops[op] && (op_name == NULL || strcmp(ops[op], op_name))) op++;
-  if (ops[op] == NULL) luaL_argerror(L, 1, "field 'op' must be \"copy\", \"zero\" or \"fill\"");
+  int op = measured_op(lua_tostring(L, -1));
+  if (op < 0) luaL_argerror(L, 1, "field 'op' must be \"copy\", \"zero\" or \"fill\"");
   lua_pop(L, 1);
   lua_Integer size = avxbuf_intfield(L, 1, "size", 1, (lua_Integer)1 << 30, 0);
   lua_Integer rounds = avxbuf_intfield(L, 1, "rounds", 1, MAX_ROUNDS, 0);
@@ -254,7 +259,6 @@ static void burst(const clock_row *w, unsigned char *d, const unsigned char *s, 
  * source and destination stay in the L1 cache. */
 static int l_measure_clock(lua_State *L)
 {
-  static const char *const ops[] = { "copy", "zero", "fill", NULL };
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_settop(L, 1);
   lua_Integer rounds = avxbuf_intfield(L, 1, "rounds", 1, MAX_ROUNDS, 0);
@@ -281,10 +285,8 @@ static int l_measure_clock(lua_State *L)
     if (name == NULL) luaL_argerror(L, 1, "each row needs a field 'kernel' (a name, or \"scalar\")");
     rows[i].kernel = strcmp(name, "scalar") == 0 ? NULL : kernel_named(L, 1, name);
     lua_getfield(L, -2, "op");
-    const char *op_name = lua_tostring(L, -1);
-    int op = 0;
-    while (ops[op] && (op_name == NULL || strcmp(ops[op], op_name))) op++;
-    if (rows[i].kernel && ops[op] == NULL)
+    int op = measured_op(lua_tostring(L, -1));
+    if (rows[i].kernel && op < 0)
       luaL_argerror(L, 1, "a kernel's row needs field 'op': \"copy\", \"zero\" or \"fill\"");
     rows[i].op = op;
     lua_pop(L, 3);
