@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "dispatch.h"
 #include "op.h"
@@ -164,9 +163,9 @@ static void measure(cell *c, unsigned char *d, const unsigned char *s)
    * slower (zero and fill of 512 B-1 KiB, docs/benchmarks.md). */
   for (int i = 0; i < nrows; i++) {
     for (reps[i] = 1;; reps[i] *= 2) {
-      double t0 = now();
+      double t0 = avxbuf_now();
       run(&rows[i], c->op, d, s, c->n, reps[i]);
-      if (now() - t0 >= min_time || reps[i] > (1L << 30)) break;
+      if (avxbuf_now() - t0 >= min_time || reps[i] > (1L << 30)) break;
     }
   }
   for (int round = 0; round < rounds; round++) {
@@ -183,9 +182,9 @@ static void measure(cell *c, unsigned char *d, const unsigned char *s)
        * the destination out of the cache, which would be charged to this
        * row otherwise. */
       run(&rows[i], c->op, d, s, c->n, 1);
-      double t0 = now();
+      double t0 = avxbuf_now();
       run(&rows[i], c->op, d, s, c->n, reps[i]);
-      secs[i][round] = (now() - t0) / (double)reps[i];
+      secs[i][round] = (avxbuf_now() - t0) / (double)reps[i];
     }
   }
   for (int i = 0; i < nrows; i++) {

@@ -8,7 +8,6 @@
  * names them; "libc" is the C library's. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "clock.h"
 #include "largs.h"
@@ -21,13 +20,6 @@
 #define MAX_ROUNDS 64
 #define MAX_CLOCK_ROWS 16
 #define MAX_ROWS MAX_CLOCK_ROWS   /* of either's results */
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static const avxbuf_kernel *kernel_named(lua_State *L, int arg, const char *name)
 {
@@ -125,18 +117,18 @@ static int l_measure(lua_State *L)
   double secs[MAX_ROWS][MAX_ROUNDS];
   long reps = 1;
   for (;;) {
-    double t0 = now();
+    double t0 = avxbuf_now();
     run(k[0], op, dst, src, n, reps);
-    if (now() - t0 >= min_time || reps > (1L << 30)) break;
+    if (avxbuf_now() - t0 >= min_time || reps > (1L << 30)) break;
     reps *= 2;
   }
   for (int r = 0; r < rounds; r++) {
     for (int j = 0; j < nk; j++) {
       int i = (j + r) % nk;
       run(k[i], op, dst, src, n, 1);
-      double t0 = now();
+      double t0 = avxbuf_now();
       run(k[i], op, dst, src, n, reps);
-      secs[i][r] = (now() - t0) / (double)reps;
+      secs[i][r] = (avxbuf_now() - t0) / (double)reps;
     }
   }
   free(arena);
