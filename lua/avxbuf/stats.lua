@@ -53,6 +53,16 @@ local function median_of_sorted(s)
   return (s[m] + s[m + 1]) / 2
 end
 
+-- The median of the list xs (left as it is), or nil when it is empty: the
+-- one median of avxbuf's Lua code and of the benchmarks (bench/lib/harness.lua).
+function M.median(xs)
+  local s = {}
+  for i, x in ipairs(xs) do s[i] = x end
+  if #s == 0 then return nil end
+  table.sort(s)
+  return median_of_sorted(s)
+end
+
 -- Paired location shift of the d's: estimate, CI at 1 - alpha, and whether
 -- the CI excludes 0.
 function M.paired(d, alpha)
