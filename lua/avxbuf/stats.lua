@@ -98,14 +98,10 @@ end
 -- A robust spread of xs (1.4826 x the median absolute deviation: the
 -- standard deviation for normal data).
 function M.robust_sd(xs)
-  local s = {}
-  for i, x in ipairs(xs) do s[i] = x end
-  table.sort(s)
-  local m = median_of_sorted(s)
+  local m = M.median(xs)
   local dev = {}
-  for i, x in ipairs(s) do dev[i] = math.abs(x - m) end
-  table.sort(dev)
-  return 1.4826 * median_of_sorted(dev)
+  for i, x in ipairs(xs) do dev[i] = math.abs(x - m) end
+  return 1.4826 * M.median(dev)
 end
 
 return M
