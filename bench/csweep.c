@@ -30,9 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "dispatch.h"
+#include "op.h"
 #include "timing.h"
 
 typedef struct timed {
@@ -52,8 +52,6 @@ static void *(*volatile c_memmem)(const void *, size_t, const void *, size_t) = 
 /* find: a 16-byte needle that occurs only at the very end of the haystack,
  * so that every byte is looked at; its other bytes differ from the
  * haystack's, which is filled with 1s. */
-enum { OP_COPY, OP_ZERO, OP_FILL, OP_FIND };
-static const char *const op_names[] = { "copy", "zero", "fill", "find" };
 #define NEEDLE 16
 static const unsigned char *volatile found;
 
@@ -165,9 +163,9 @@ static void measure(cell *c, unsigned char *d, const unsigned char *s)
    * slower (zero and fill of 512 B-1 KiB, docs/benchmarks.md). */
   for (int i = 0; i < nrows; i++) {
     for (reps[i] = 1;; reps[i] *= 2) {
-      double t0 = now();
+      double t0 = avxbuf_now();
       run(&rows[i], c->op, d, s, c->n, reps[i]);
-      if (now() - t0 >= min_time || reps[i] > (1L << 30)) break;
+      if (avxbuf_now() - t0 >= min_time || reps[i] > (1L << 30)) break;
     }
   }
   for (int round = 0; round < rounds; round++) {
@@ -184,9 +182,9 @@ static void measure(cell *c, unsigned char *d, const unsigned char *s)
        * the destination out of the cache, which would be charged to this
        * row otherwise. */
       run(&rows[i], c->op, d, s, c->n, 1);
-      double t0 = now();
+      double t0 = avxbuf_now();
       run(&rows[i], c->op, d, s, c->n, reps[i]);
-      secs[i][round] = (now() - t0) / (double)reps[i];
+      secs[i][round] = (avxbuf_now() - t0) / (double)reps[i];
     }
   }
   for (int i = 0; i < nrows; i++) {
@@ -244,9 +242,9 @@ static void *aligned_alloc_or_die(size_t n)
 static void cell_label(const cell *c, char *out, size_t len)
 {
   if (c->dist >= 0)
-    snprintf(out, len, "%s %zu B, dst-src = %ld mod 4096", op_names[c->op], c->n, c->dist);
+    snprintf(out, len, "%s %zu B, dst-src = %ld mod 4096", avxbuf_op_names[c->op], c->n, c->dist);
   else
-    snprintf(out, len, "%s %zu B, dst+%d src+%d", op_names[c->op], c->n, c->doff, c->soff);
+    snprintf(out, len, "%s %zu B, dst+%d src+%d", avxbuf_op_names[c->op], c->n, c->doff, c->soff);
 }
 
 int main(int argc, char **argv)
@@ -348,7 +346,7 @@ int main(int argc, char **argv)
 
   /* The plain sweep: aligned cells by size. */
   for (int op = OP_COPY; op <= OP_FIND; op++) {
-    printf("\n%-5s %9s", op_names[op], "size");
+    printf("\n%-5s %9s", avxbuf_op_names[op], "size");
     for (int r = 0; r < nrows; r++) printf(" %14s", rows[r].name);
     printf("\n");
     for (int i = 0; i < ncells; i++) {
@@ -405,7 +403,7 @@ int main(int argc, char **argv)
       int kr = default_kernel_row(c);
       fprintf(f, "%s\n{\"op\": \"%s\", \"size\": %zu, \"dst_offset\": %d, \"src_offset\": %d, "
               "\"distance_mod_4096\": %ld, \"default_kernel\": \"%s\", \"default_row\": %s%s%s, \"rows\": {",
-              i ? "," : "", op_names[c->op], c->n, c->doff, c->soff, c->dist, default_kernel(c)->name,
+              i ? "," : "", avxbuf_op_names[c->op], c->n, c->doff, c->soff, c->dist, default_kernel(c)->name,
               kr < 0 ? "" : "\"", kr < 0 ? "null" : rows[kr].name, kr < 0 ? "" : "\"");
       for (int r = 0; r < nrows; r++)
         fprintf(f, "%s\"%s\": {\"gbs\": %.4f, \"ratio_to_libc\": %.4f}", r ? ", " : "", rows[r].name,

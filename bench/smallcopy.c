@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "dispatch.h"
 #include "timing.h"
@@ -112,9 +111,9 @@ static void cell(int64_t n, long reps, int rounds, double *plan_ns, double *libc
       int is_plan = w == 0 ? first_plan : !first_plan;
       v_entry = is_plan ? entry_plan : entry_memcpy;
       loop(&b, srcmem, n, reps / 10);   /* warm */
-      double t0 = now();
+      double t0 = avxbuf_now();
       loop(&b, srcmem, n, reps);
-      double t = (now() - t0) / (double)reps * 1e9;
+      double t = (avxbuf_now() - t0) / (double)reps * 1e9;
       if (is_plan) tp[k] = t; else tl[k] = t;
     }
   }

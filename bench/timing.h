@@ -1,17 +1,12 @@
 /* What the C benchmarks (csweep.c, smallcopy.c) time with: the monotonic
- * clock in seconds, and the median of n samples (sorted in place). */
+ * clock in seconds (src/clock.h's avxbuf_now, as avxbuf.measure), and the
+ * median of n samples (sorted in place). */
 #ifndef AVXBUF_BENCH_TIMING_H
 #define AVXBUF_BENCH_TIMING_H
 
 #include <stdlib.h>
-#include <time.h>
 
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "clock.h"
 
 static int cmp_double(const void *a, const void *b)
 {

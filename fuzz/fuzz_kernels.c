@@ -98,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   /* Knobs: level, width, thresholds small enough for every path to be hit. */
   avxbuf_state st;
   memset(&st, 0, sizeof st);
-  for (int k = 0; k < K_COUNT; k++) st.requested.v[k] = AVXBUF_UNSET;
+  st.requested = avxbuf_settings_unset();
   st.requested.v[K_USE_AVX] = knobs & 3;
   st.requested.v[K_MAX_VECTOR_SIZE] = (long long[]){ 16, 32, 64, 64 }[(knobs >> 2) & 3];
   st.requested.v[K_AVX3_THRESHOLD] = (knobs >> 4) & 1 ? 512 : 0;

@@ -18,9 +18,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   char *text = malloc(size + 1);
   memcpy(text, data, size);
   text[size] = '\0';
-  avxbuf_settings req;
+  avxbuf_settings req = avxbuf_settings_unset();
   size_t warnings = 0;
-  for (int k = 0; k < K_COUNT; k++) req.v[k] = AVXBUF_UNSET;
   int bad = avxbuf_options_parse(&req, text, warn, &warnings);
   if (bad < 0 || (size_t)bad != warnings) abort();
   for (int k = 0; k < K_COUNT; k++)

@@ -6,6 +6,7 @@ local lu = require "luaunit"
 local h = require "helpers"
 local avxbuf = h.avxbuf
 local licence = require "avxbuf.licence"
+local stats = require "avxbuf.stats"
 
 -- Synthetic readings: per round a drift shared by every row (the host's
 -- clock moves), each reading with its own noise of relative sd, and dips
@@ -109,7 +110,7 @@ function TestClock.test_coreclock_chains_read_one_clock()
       lu.assertEquals(d.agree, math.abs(d.ratio - 1) <= 0.02)
       ratios[k] = d.ratio
     end
-    medians[attempt] = licence.median(ratios)
+    medians[attempt] = stats.median(ratios)
     if math.abs(medians[attempt] - 1) <= 0.05 then return end
   end
   lu.fail(string.format("imul / add, medians of 3 sets of 9 calls: %.4f, %.4f, %.4f", medians[1], medians[2],
@@ -141,13 +142,13 @@ function TestClock.test_the_imul_chain_reads_the_clock_the_add_chain_reads()
   local rows = { { kernel = "scalar" }, { kernel = "libc", op = "zero" } }
   local function clock(chain)
     local r = assert(avxbuf.measure_clock { rows = rows, rounds = 2, settle_us = 200, chain = chain })
-    return licence.median { r[1][1], r[1][2], r[2][1], r[2][2] }
+    return stats.median { r[1][1], r[1][2], r[2][1], r[2][2] }
   end
   local medians = {}
   for attempt = 1, 3 do
     local ratios = {}
     for k = 1, 10 do ratios[k] = clock("imul") / clock("add") end
-    medians[attempt] = licence.median(ratios)
+    medians[attempt] = stats.median(ratios)
     if math.abs(medians[attempt] - 1) <= 0.05 then return end
   end
   lu.fail(string.format("imul / add, medians of 3 sets of 10 pairs: %.4f, %.4f, %.4f", medians[1], medians[2],

@@ -195,7 +195,8 @@ function TestTransform.test_clock_verdict_holds_through_host_steps()
     lu.assertTrue(drop.rows[2].drop, drop.text)
   end
   lu.assertTrue(named <= FALSE_ALARMS, string.format("host steps: %d of %d sets name a row", named, SETS))
-  local bound, before = licence.median(bounds), licence.median(turned)
+  local median = require("avxbuf.stats").median
+  local bound, before = median(bounds), median(turned)
   lu.assertTrue(bound <= 0.01, string.format("host steps: median bound %.4f", bound))
   lu.assertTrue(before > 0.015, string.format("host steps, rows in turn: median bound %.4f", before))
 end

@@ -3,7 +3,6 @@
  * level (a probe that ran wide code would change the licence it measures;
  * make audit checks the compiled loops: tools/audit.lua, rule "probe"). */
 #include <pthread.h>
-#include <time.h>
 
 #include "arch.h"
 #include "clock.h"
@@ -44,22 +43,15 @@ uint64_t avxbuf_tsc(void)
 CHAIN(avxbuf_chain_add, "add", 0)
 CHAIN(avxbuf_chain_imul, "imul", 1)
 
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* One (monotonic time, TSC) pair: the TSC read between two clock reads,
  * the pair with the closest reads of three kept. */
 static void pair(double *t, uint64_t *ticks)
 {
   double best = 0;
   for (int i = 0; i < 3; i++) {
-    double a = now();
+    double a = avxbuf_now();
     uint64_t c = avxbuf_tsc();
-    double b = now();
+    double b = avxbuf_now();
     if (i == 0 || b - a < best) best = b - a, *t = (a + b) / 2, *ticks = c;
   }
 }

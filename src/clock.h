@@ -12,8 +12,18 @@
 #define AVXBUF_CLOCK_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include "cpu.h"
+
+/* CLOCK_MONOTONIC in seconds: what the TSC is calibrated against, and what
+ * avxbuf.measure, avxbuf.counters.clock() and the C benchmarks time with. */
+static inline double avxbuf_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* The instructions of one round of each chain (src/clock.c), and the
  * cycles each imul of its chain takes. */

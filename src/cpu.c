@@ -18,17 +18,19 @@ const char *const avxbuf_feature_names[F_COUNT] = {
   [F_AVX512FP16] = "avx512fp16", [F_AMX_TILE] = "amx_tile",
 };
 
-enum { R_L1_ECX, R_L7_EBX, R_L7_ECX, R_L7_EDX, R_L7_1_EAX };
+/* Indices of regs[] in avxbuf_cpu_decode: the CPUID registers (leaf, register)
+ * that hold the feature bits. */
+enum { REG_L1_ECX, REG_L7_EBX, REG_L7_ECX, REG_L7_EDX, REG_L7_1_EAX };
 
 static const struct { avxbuf_feature f; unsigned char reg, bit; } feature_bits[] = {
-  { F_OSXSAVE, R_L1_ECX, 27 }, { F_AVX, R_L1_ECX, 28 }, { F_HYPERVISOR, R_L1_ECX, 31 },
-  { F_AVX2, R_L7_EBX, 5 }, { F_BMI2, R_L7_EBX, 8 }, { F_ERMS, R_L7_EBX, 9 },
-  { F_AVX512F, R_L7_EBX, 16 }, { F_AVX512DQ, R_L7_EBX, 17 }, { F_AVX512ER, R_L7_EBX, 27 },
-  { F_AVX512BW, R_L7_EBX, 30 }, { F_AVX512VL, R_L7_EBX, 31 },
-  { F_AVX512VBMI2, R_L7_ECX, 6 },
-  { F_FSRM, R_L7_EDX, 4 }, { F_SERIALIZE, R_L7_EDX, 14 }, { F_AVX512FP16, R_L7_EDX, 23 },
-  { F_AMX_TILE, R_L7_EDX, 24 },
-  { F_AVX_VNNI, R_L7_1_EAX, 4 },
+  { F_OSXSAVE, REG_L1_ECX, 27 }, { F_AVX, REG_L1_ECX, 28 }, { F_HYPERVISOR, REG_L1_ECX, 31 },
+  { F_AVX2, REG_L7_EBX, 5 }, { F_BMI2, REG_L7_EBX, 8 }, { F_ERMS, REG_L7_EBX, 9 },
+  { F_AVX512F, REG_L7_EBX, 16 }, { F_AVX512DQ, REG_L7_EBX, 17 }, { F_AVX512ER, REG_L7_EBX, 27 },
+  { F_AVX512BW, REG_L7_EBX, 30 }, { F_AVX512VL, REG_L7_EBX, 31 },
+  { F_AVX512VBMI2, REG_L7_ECX, 6 },
+  { F_FSRM, REG_L7_EDX, 4 }, { F_SERIALIZE, REG_L7_EDX, 14 }, { F_AVX512FP16, REG_L7_EDX, 23 },
+  { F_AMX_TILE, REG_L7_EDX, 24 },
+  { F_AVX_VNNI, REG_L7_1_EAX, 4 },
 };
 
 /* XCR0 bits: 1 SSE, 2 AVX (upper ymm), 5 opmask, 6 ZMM_Hi256, 7 Hi16_ZMM. */

@@ -1,12 +1,17 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "dispatch.h"
+#include "op.h"
 
 #ifdef AVXBUF_EMULATE_AVX512
 #define EMULATED 1
 #else
 #define EMULATED 0
 #endif
+
+const char *const avxbuf_op_names[OP_COUNT + 1] = {
+  [OP_COPY] = "copy", [OP_ZERO] = "zero", [OP_FILL] = "fill", [OP_FIND] = "find", [OP_COUNT] = NULL,
+};
 
 static avxbuf_machine machine;
 static pthread_once_t machine_once = PTHREAD_ONCE_INIT;
@@ -228,7 +233,7 @@ void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m)
 
 void avxbuf_state_init(avxbuf_state *st, const char *options, avxbuf_warn_fn warn, void *ud)
 {
-  for (int k = 0; k < K_COUNT; k++) st->at_load.v[k] = AVXBUF_UNSET;
+  st->at_load = avxbuf_settings_unset();
   if (options) avxbuf_options_parse(&st->at_load, options, warn, ud);
   avxbuf_state_reset(st);
 }

@@ -7,6 +7,7 @@
 #include "largs.h"
 #include "lfuncs.h"
 #include "lsettings.h"
+#include "op.h"
 
 /* ---- struct fields as table fields ------------------------------------------ */
 
@@ -106,17 +107,17 @@ static int l_cpu(lua_State *L)
   return 1;
 }
 
-/* What the plan picks for an operation (one of avxbuf_kernel_ops[]) at every size, as
+/* What the plan picks for an operation at every size, as
  * {{from = 0, kernel = name}, {from = n, kernel = name}, ...}: the kernel
  * changes only at the plan's thresholds. */
-static void push_picks(lua_State *L, const avxbuf_plan *p, int op)
+static void push_picks(lua_State *L, const avxbuf_plan *p, avxbuf_op op)
 {
-  int fill = op == 1 || op == 2, find = op == 3;
+  int fill = op == OP_ZERO || op == OP_FILL, find = op == OP_FIND;
   size_t at[] = { 0, fill ? p->fill_small_below : p->copy_small_below, p->wide_from,
                   find ? SIZE_MAX : fill ? p->rep_stosb_from : p->rep_movsb_from,
                   find ? SIZE_MAX : fill ? p->rep_stosb_until : p->rep_movsb_until,
-                  find ? SIZE_MAX : op == 1 ? p->nontemporal_zero_from : fill ? p->nontemporal_fill_from
-                                                : p->nontemporal_copy_from };
+                  find ? SIZE_MAX : op == OP_ZERO ? p->nontemporal_zero_from
+                                  : fill ? p->nontemporal_fill_from : p->nontemporal_copy_from };
   size_t n = sizeof at / sizeof at[0];
   for (size_t i = 1; i < n; i++)   /* sort: six values */
     for (size_t j = i; j > 0 && at[j] < at[j - 1]; j--) { size_t t = at[j]; at[j] = at[j - 1]; at[j - 1] = t; }
@@ -124,7 +125,7 @@ static void push_picks(lua_State *L, const avxbuf_plan *p, int op)
   int k = 0;
   lua_newtable(L);
   for (size_t i = 0; i < n && at[i] < SIZE_MAX; i++) {
-    const avxbuf_kernel *kern = find ? avxbuf_pick_find(p, at[i]) : fill ? avxbuf_pick_fill(p, at[i], op == 2)
+    const avxbuf_kernel *kern = find ? avxbuf_pick_find(p, at[i]) : fill ? avxbuf_pick_fill(p, at[i], op == OP_FILL)
                               : avxbuf_pick_copy(p, at[i], OV_NONE);
     if (last && !strcmp(last, kern->name)) continue;
     last = kern->name;
@@ -249,12 +250,12 @@ static int l_decide(lua_State *L)
   avxbuf_machine there = { &cpu, d, 0 };
   avxbuf_state st;
   memset(&st, 0, sizeof st);
-  for (int k = 0; k < K_COUNT; k++) st.requested.v[k] = AVXBUF_UNSET;
+  st.requested = avxbuf_settings_unset();
   avxbuf_state_resolve_on(&st, &there);
   lua_createtable(L, 0, 4);
-  for (int op = 0; avxbuf_kernel_ops[op]; op++) {
-    push_picks(L, &st.plan, op);
-    lua_setfield(L, -2, avxbuf_kernel_ops[op]);
+  for (int op = 0; op < OP_COUNT; op++) {
+    push_picks(L, &st.plan, (avxbuf_op)op);
+    lua_setfield(L, -2, avxbuf_op_names[op]);
   }
   lua_setfield(L, -2, "picks");
   return 1;

@@ -8,25 +8,18 @@
  * names them; "libc" is the C library's. */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "clock.h"
 #include "largs.h"
 #include "lmodule.h"
 #include "lfuncs.h"
 #include "lembed.h"
+#include "op.h"
 
 #define MAX_KERNELS 8
 #define MAX_ROUNDS 64
 #define MAX_CLOCK_ROWS 16
 #define MAX_ROWS MAX_CLOCK_ROWS   /* of either's results */
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static const avxbuf_kernel *kernel_named(lua_State *L, int arg, const char *name)
 {
@@ -42,7 +35,14 @@ static const avxbuf_kernel *kernel_named(lua_State *L, int arg, const char *name
   return NULL;
 }
 
-enum { OP_COPY, OP_ZERO, OP_FILL };
+/* The operation a kernel is timed at: "copy", "zero" or "fill" (a search
+ * is not timed here); -1 for any other name, NULL included. */
+static int measured_op(const char *name)
+{
+  for (int op = 0; op < OP_COUNT; op++)
+    if (op != OP_FIND && name && strcmp(avxbuf_op_names[op], name) == 0) return op;
+  return -1;
+}
 
 /* The values of n rows by rounds into the n lists (made before) of the
  * table at index 3. */
@@ -77,14 +77,11 @@ static void run(const avxbuf_kernel *k, int op, unsigned char *d, const unsigned
  * page aliasing, and both are 64-byte aligned. */
 static int l_measure(lua_State *L)
 {
-  static const char *const ops[] = { "copy", "zero", "fill", NULL };
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_settop(L, 1);
   lua_getfield(L, 1, "op");
-  const char *op_name = lua_tostring(L, -1);
-  int op = 0;
-  while (ops[op] && (op_name == NULL || strcmp(ops[op], op_name))) op++;
-  if (ops[op] == NULL) luaL_argerror(L, 1, "field 'op' must be \"copy\", \"zero\" or \"fill\"");
+  int op = measured_op(lua_tostring(L, -1));
+  if (op < 0) luaL_argerror(L, 1, "field 'op' must be \"copy\", \"zero\" or \"fill\"");
   lua_pop(L, 1);
   lua_Integer size = avxbuf_intfield(L, 1, "size", 1, (lua_Integer)1 << 30, 0);
   lua_Integer rounds = avxbuf_intfield(L, 1, "rounds", 1, MAX_ROUNDS, 0);
@@ -120,18 +117,18 @@ static int l_measure(lua_State *L)
   double secs[MAX_ROWS][MAX_ROUNDS];
   long reps = 1;
   for (;;) {
-    double t0 = now();
+    double t0 = avxbuf_now();
     run(k[0], op, dst, src, n, reps);
-    if (now() - t0 >= min_time || reps > (1L << 30)) break;
+    if (avxbuf_now() - t0 >= min_time || reps > (1L << 30)) break;
     reps *= 2;
   }
   for (int r = 0; r < rounds; r++) {
     for (int j = 0; j < nk; j++) {
       int i = (j + r) % nk;
       run(k[i], op, dst, src, n, 1);
-      double t0 = now();
+      double t0 = avxbuf_now();
       run(k[i], op, dst, src, n, reps);
-      secs[i][r] = (now() - t0) / (double)reps;
+      secs[i][r] = (avxbuf_now() - t0) / (double)reps;
     }
   }
   free(arena);
@@ -254,7 +251,6 @@ static void burst(const clock_row *w, unsigned char *d, const unsigned char *s, 
  * source and destination stay in the L1 cache. */
 static int l_measure_clock(lua_State *L)
 {
-  static const char *const ops[] = { "copy", "zero", "fill", NULL };
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_settop(L, 1);
   lua_Integer rounds = avxbuf_intfield(L, 1, "rounds", 1, MAX_ROUNDS, 0);
@@ -281,10 +277,8 @@ static int l_measure_clock(lua_State *L)
     if (name == NULL) luaL_argerror(L, 1, "each row needs a field 'kernel' (a name, or \"scalar\")");
     rows[i].kernel = strcmp(name, "scalar") == 0 ? NULL : kernel_named(L, 1, name);
     lua_getfield(L, -2, "op");
-    const char *op_name = lua_tostring(L, -1);
-    int op = 0;
-    while (ops[op] && (op_name == NULL || strcmp(ops[op], op_name))) op++;
-    if (rows[i].kernel && ops[op] == NULL)
+    int op = measured_op(lua_tostring(L, -1));
+    if (rows[i].kernel && op < 0)
       luaL_argerror(L, 1, "a kernel's row needs field 'op': \"copy\", \"zero\" or \"fill\"");
     rows[i].op = op;
     lua_pop(L, 3);

@@ -7,10 +7,9 @@
 #include "largs.h"
 #include "lfuncs.h"
 #include "lsettings.h"
+#include "op.h"
 
 /* ---- kernels -------------------------------------------------------------- */
-
-const char *const avxbuf_kernel_ops[] = { "copy", "zero", "fill", "find", NULL };
 
 /* avxbuf.kernel(op, n [, which]): the kernel an operation of n bytes uses
  * now; with which = "vector" or "streaming", the temporal or streaming
@@ -18,7 +17,7 @@ const char *const avxbuf_kernel_ops[] = { "copy", "zero", "fill", "find", NULL }
  * weighs the other candidates against). */
 static int l_kernel(lua_State *L)
 {
-  int op = luaL_checkoption(L, 1, NULL, avxbuf_kernel_ops);
+  avxbuf_op op = (avxbuf_op)luaL_checkoption(L, 1, NULL, avxbuf_op_names);
   lua_Integer n = checkint(L, 2);
   luaL_argcheck(L, n >= 0, 2, "size must not be negative");
   static const char *const which_names[] = { "picked", "vector", "streaming", NULL };
@@ -29,11 +28,12 @@ static int l_kernel(lua_State *L)
   size_t size = (unsigned long long)n >= SIZE_MAX ? SIZE_MAX - 1 : (size_t)n;
   const avxbuf_kernel *k;
   if (which == 0) {
-    k = op == 0 ? avxbuf_pick_copy(p, size, OV_NONE) : op == 3 ? avxbuf_pick_find(p, size) : avxbuf_pick_fill(p, size, op == 2);
+    k = op == OP_COPY ? avxbuf_pick_copy(p, size, OV_NONE) : op == OP_FIND ? avxbuf_pick_find(p, size)
+                                                           : avxbuf_pick_fill(p, size, op == OP_FILL);
   } else {
     int wide = size >= p->wide_from;
-    const avxbuf_family *f = op == 0 || op == 3 ? (wide ? &p->copy_wide : &p->copy_narrow)
-                                                : (wide ? &p->fill_wide : &p->fill_narrow);
+    const avxbuf_family *f = op == OP_COPY || op == OP_FIND ? (wide ? &p->copy_wide : &p->copy_narrow)
+                                                            : (wide ? &p->fill_wide : &p->fill_narrow);
     k = which == 1 ? f->k : f->k_nt;
   }
   lua_pushstring(L, k->name);
@@ -212,7 +212,7 @@ void avxbuf_set_overrides(lua_State *L, const avxbuf_settings *in_force)
 {
   avxbuf_state def;
   memset(&def, 0, sizeof def);
-  for (int k = 0; k < K_COUNT; k++) def.requested.v[k] = AVXBUF_UNSET;
+  def.requested = avxbuf_settings_unset();
   avxbuf_state_resolve(&def);
   int t = lua_gettop(L), n = 0;
   lua_newtable(L);

@@ -7,9 +7,6 @@
 /* This state's knobs and plan. */
 #define STATE(L) (&MODULE(L)->state)
 
-/* The operations kernel() takes, in the order decide()'s picks list them. */
-extern const char *const avxbuf_kernel_ops[];
-
 /* The knobs in force that differ from what the policy alone gives on this
  * machine (set by configure or AVXBUF_OPTIONS), in the table at the top:
  * as its field overrides (config()'s values), and named at the end of its

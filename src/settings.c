@@ -19,6 +19,13 @@ const avxbuf_knob_info avxbuf_knobs[K_COUNT] = {
 
 const char *const avxbuf_kernel_modes[2] = { "auto", "libc" };
 
+avxbuf_settings avxbuf_settings_unset(void)
+{
+  avxbuf_settings s;
+  for (int k = 0; k < K_COUNT; k++) s.v[k] = AVXBUF_UNSET;
+  return s;
+}
+
 int avxbuf_knob_find(const char *name, size_t len)
 {
   for (int k = 0; k < K_COUNT; k++)

@@ -31,6 +31,9 @@ extern const char *const avxbuf_kernel_modes[2];
 
 typedef struct avxbuf_settings { long long v[K_COUNT]; } avxbuf_settings;
 
+/* Settings with every knob AVXBUF_UNSET: the policy's defaults apply. */
+avxbuf_settings avxbuf_settings_unset(void);
+
 /* Index of the knob called name[0..len), or -1. */
 int avxbuf_knob_find(const char *name, size_t len);
 

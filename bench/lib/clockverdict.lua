@@ -27,7 +27,7 @@ function M.median(values)
   for _, v in ipairs(values) do
     if usable(v) then ok[#ok + 1] = v end
   end
-  return licence.median(ok) or 0
+  return stats.median(ok) or 0
 end
 
 -- The ratios of row to base, one per round: the median over blocks of
@@ -46,7 +46,7 @@ function M.round_ratios(base, row)
     elseif usable(base.rounds[k]) and usable(row.rounds[k]) then
       q[1] = row.rounds[k] / base.rounds[k]
     end
-    if #q > 0 then out[#out + 1] = licence.median(q) end
+    if #q > 0 then out[#out + 1] = stats.median(q) end
   end
   return out
 end

@@ -5,14 +5,7 @@ local M = {}
 
 local clock = os.clock  -- process CPU time; every batch runs for >= min_time
 
-function M.median(xs)
-  local s = {}
-  for i = 1, #xs do s[i] = xs[i] end
-  table.sort(s)
-  local m = math.floor(#s / 2)
-  if #s % 2 == 1 then return s[m + 1] end
-  return (s[m] + s[m + 1]) / 2
-end
+M.median = require("avxbuf.stats").median   -- (nil for an empty list)
 
 -- The p-quantile (0 < p <= 1) of an ascending list, by nearest rank: the
 -- smallest element with at least a share p of the list at or below it.

@@ -10,15 +10,7 @@ local stats = require "avxbuf.stats"
 
 local M = {}
 
-local function median(t)
-  local s = {}
-  for i, v in ipairs(t) do s[i] = v end
-  table.sort(s)
-  local n = #s
-  if n == 0 then return nil end
-  return n % 2 == 1 and s[(n + 1) / 2] or (s[n / 2] + s[n / 2 + 1]) / 2
-end
-M.median = median
+local median = stats.median
 
 -- avxbuf.coreclock's self-check, up to three times: a busy sibling of
 -- this core can disturb one call. -> what coreclock returns.

@@ -53,6 +53,16 @@ local function median_of_sorted(s)
   return (s[m] + s[m + 1]) / 2
 end
 
+-- The median of the list xs (left as it is), or nil when it is empty: the
+-- one median of avxbuf's Lua code and of the benchmarks (bench/lib/harness.lua).
+function M.median(xs)
+  local s = {}
+  for i, x in ipairs(xs) do s[i] = x end
+  if #s == 0 then return nil end
+  table.sort(s)
+  return median_of_sorted(s)
+end
+
 -- Paired location shift of the d's: estimate, CI at 1 - alpha, and whether
 -- the CI excludes 0.
 function M.paired(d, alpha)
@@ -88,14 +98,10 @@ end
 -- A robust spread of xs (1.4826 x the median absolute deviation: the
 -- standard deviation for normal data).
 function M.robust_sd(xs)
-  local s = {}
-  for i, x in ipairs(xs) do s[i] = x end
-  table.sort(s)
-  local m = median_of_sorted(s)
+  local m = M.median(xs)
   local dev = {}
-  for i, x in ipairs(s) do dev[i] = math.abs(x - m) end
-  table.sort(dev)
-  return 1.4826 * median_of_sorted(dev)
+  for i, x in ipairs(xs) do dev[i] = math.abs(x - m) end
+  return 1.4826 * M.median(dev)
 end
 
 return M

@@ -27,17 +27,12 @@
 -- applies the result, and options is the same as an AVXBUF_OPTIONS string.
 local avxbuf = require "avxbuf"
 local licence = require "avxbuf.licence"
+local stats = require "avxbuf.stats"
 
 local KiB, MiB = 1024, 1024 * 1024
 local log, floor = math.log, math.floor
 
-local function median(t)
-  local s = {}
-  for i, v in ipairs(t) do s[i] = v end
-  table.sort(s)
-  local n = #s
-  return n % 2 == 1 and s[(n + 1) / 2] or (s[n / 2] + s[n / 2 + 1]) / 2
-end
+local median = stats.median
 
 local function sizes(from, to)
   local t, n = {}, from
@@ -98,10 +93,7 @@ local function measure(c, deadline)
     rows.kernels = rows.kernels or { base, cand }
   end
   -- the noise: the robust spread of the vector kernel against itself
-  local dev = {}
-  local m = #aa > 0 and median(aa) or 0
-  for i, v in ipairs(aa) do dev[i] = math.abs(v - m) end
-  rows.noise = #aa > 0 and 1.4826 * median(dev) or math.huge
+  rows.noise = #aa > 0 and stats.robust_sd(aa) or math.huge
   rows.margin = math.max(0.03, 2 * rows.noise)
   for i = 1, #rows.sizes do
     local d, w = rows.d[i], rows.win[i]
