@@ -116,7 +116,7 @@ size_t avxbuf_sub_start(lua_Integer i, size_t len)
  * string.gmatch clamps its init. */
 size_t avxbuf_start_offset(int given, lua_Integer init, size_t len)
 {
-  size_t off = avxbuf_sub_start(given ? init : AVXBUF_INIT, len) - 1;
+  size_t off = avxbuf_sub_start(given ? init : AVXBUF_FIRST, len) - 1;
   return off > len ? len : off;
 }
 

@@ -27,10 +27,9 @@ static inline size_t avxbuf_checkgrowth(lua_State *L, int arg, size_t len, unsig
 }
 /* "n bytes" or "1 byte": the plural rule of every message that counts bytes. */
 #define AVXBUF_BYTES(n) ((n) == 1 ? "byte" : "bytes")
-/* init's default, as string.find's and string.gmatch's: the first byte. */
-#define AVXBUF_INIT 1
-/* The default index of copy's source and of zero's and fill's range: the
- * first byte. */
+/* The first byte: the default of init (as string.find's and
+ * string.gmatch's), of copy's source index and of zero's and fill's
+ * start. */
 #define AVXBUF_FIRST 1
 /* [i, i + n) lies within len bytes (1-based i). Compared as 64-bit numbers
  * before any cast to size_t: on a 32-bit size_t, (size_t)2^62 is 0, and a

@@ -222,7 +222,7 @@ static int ffi_put(buffer *b, ffi_stage *st, int32_t stamp, int count)
   return 1;
 }
 
-/* From init (AVXBUF_INIT unless given; string.sub's start rule, as
+/* From init (AVXBUF_FIRST unless given; string.sub's start rule, as
  * plain_find in src/lmatch.c) in b: -2 when the generation changed (or b
  * was brought back after __gc), -1 when that is past the end; else
  * 2 * e + found, where
@@ -238,7 +238,7 @@ static double ffi_search(const buffer *b, uint32_t gen, int given, int64_t init,
                          size_t m)
 {
   if (b->gen != gen || b->module == NULL) return -2;
-  size_t off = avxbuf_sub_start(given ? (lua_Integer)init : AVXBUF_INIT, b->len) - 1;
+  size_t off = avxbuf_sub_start(given ? (lua_Integer)init : AVXBUF_FIRST, b->len) - 1;
   if (off > b->len) return -1;
   const unsigned char *p = search_from(b, off, needle, m);
   return p ? 2.0 * (double)(p - b->data) + 1 : 2.0 * (double)b->len;

@@ -238,7 +238,7 @@ static int l_find(lua_State *L)
   buffer *as_buffer;
   size_t m;
   const unsigned char *needle = avxbuf_checkbytes(L, 2, &m, &as_buffer);
-  lua_Integer i = optint(L, 3, AVXBUF_INIT);
+  lua_Integer i = optint(L, 3, AVXBUF_FIRST);
   if (lua_toboolean(L, 4) || !avxbuf_match_has_specials(needle, m)) return plain_find(L, b, needle, m, i);
   if (as_buffer)
     luaL_argerror(L, 2, "string expected, got " BUFFER_NAME " (a pattern is a string; "
@@ -252,7 +252,7 @@ static int l_match(lua_State *L)
   buffer *b = checkbuffer(L, 1);
   size_t plen;
   const char *p = check_pattern(L, 2, &plen);
-  return find_or_match(L, b, p, plen, optint(L, 3, AVXBUF_INIT), 0);
+  return find_or_match(L, b, p, plen, optint(L, 3, AVXBUF_FIRST), 0);
 }
 
 /* What a gmatch iterator keeps besides its buffer (upvalue 1), in a
@@ -320,7 +320,7 @@ static int l_gmatch(lua_State *L)
   buffer *b = checkbuffer(L, 1);
   size_t plen;
   const char *p = check_pattern(L, 2, &plen);
-  lua_Integer i = optint(L, 3, AVXBUF_INIT);
+  lua_Integer i = optint(L, 3, AVXBUF_FIRST);
   gmatch_state *g = (gmatch_state *)lua_newuserdatauv(L, sizeof *g + plen, 0);
   g->cookie = avxbuf_cookie(g, &gmatch_key);
   memcpy(g->pattern, p, plen);   /* p stays valid: the string is still on the stack */
