@@ -56,9 +56,9 @@ typedef struct avxbuf_plan {
   size_t copy_call_from, copy_call_span, fill_call_from, fill_call_span;
   /* The small kernel's function where it serves every size from 17 to
    * AVXBUF_CALL_MAX, else NULL: the way to the call for those sizes is then
-   * one load, of the function, and compares with constants. Each further
-   * load of the plan on that way cost 5-30% at copies of 256 B whose source
-   * splits cache lines on the Zen 4 VM (docs/benchmarks.md). */
+   * one load, of the function, and compares with constants: each further
+   * load of the plan on that way is one more dependent load in every call
+   * (what that cost: docs/benchmarks.md). */
   avxbuf_copy_fn copy_call_fn;
   avxbuf_fill_fn fill_call_fn;
   /* The same above AVXBUF_CALL_MAX, up to AVXBUF_MID_MAX: the small kernel's

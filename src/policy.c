@@ -166,7 +166,7 @@ static const char *limit_text(const avxbuf_cpu *cpu)
  *   never by default (glibc too moves it to its non-temporal threshold
  *   there, BZ 30994). Zen 5 with FSRM: from 32 KiB with no end of its own,
  *   so until copies stream (nontemporal_threshold: half the L3, at most 16
- *   times the L2; 16 MiB on both Zen 5 VMs). Where rep movsb keeps the
+ *   times the L2). Where rep movsb keeps the
  *   cache it beat every vector and streaming loop at 1-8 MiB; where it
  *   streams (from 4 MiB in some runs, a state of the machine no CPUID leaf
  *   shows) it ran as fast as the streaming loops, and those from 8 MiB at

@@ -42,7 +42,7 @@ local bit = require "bit"
 local band, tobit = bit.band, bit.tobit
 local type, tonumber, select = type, tonumber, select
 -- The raw metatable: getmetatable also looks up __metatable, a hash lookup
--- the JIT repeated in every iteration of a put loop (-jdump).
+-- that a trace does again in every iteration of a loop.
 local getmetatable_raw = debug.getmetatable
 
 -- A number C's entries take as an integer: the one test every Lua number
@@ -537,8 +537,8 @@ return function(avxbuf, c)
   -- the closure it calls until that closure's prototype has made three
   -- (PROTO_CLC_POLY, lj_obj.h; to its prototype from then on), so a loop
   -- trace recorded over a program's first split specialised to that one
-  -- iterator, and every later split's pieces left it at each step through
-  -- a chain of side traces (-jdump: the guard on the closure).
+  -- iterator, and every later split's pieces would leave it at each step
+  -- through a chain of side traces (the guard on the closure).
   do
     local probe = avxbuf.from("a")
     for _ = 1, 3 do probe:lines(); probe:split(",") end

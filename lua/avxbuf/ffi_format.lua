@@ -17,9 +17,8 @@ local ffi = require "ffi"
 -- buffer, a run longer than the stage, a changed generation) makes it
 -- return false, and the C function does the whole unpack. (false, not a
 -- sentinel upvalue: comparing with an upvalue is a guard whose snapshot
--- holds the values read, so a trace made an s1 string even where the
--- caller drops it, in the part of the trace a side exit returns to:
--- lj_str_new in -jdump.)
+-- holds the values read, so a trace makes an s1 string even where the
+-- caller drops it, in the part of the trace a side exit returns to.)
 -- The pointer type each (kind, size) is loaded through: the C function
 -- turns an unsigned 8-byte integer into lua_Integer, so int64_t.
 local LOADS = {
@@ -76,9 +75,9 @@ end
 -- The source of an unpacker for ops, or nil when one op is not for it.
 -- pos is the 1-based index of the next byte. A run of fixed-size fields
 -- is one segment: one bounds check, one staging, each field at a constant
--- offset of the stage, pos advanced once at its end. (Advancing pos after every field chained
+-- offset of the stage, pos advanced once at its end. (Advancing pos after every field chains
 -- one floating-point add per field from one record's index to the
--- next's, the loop's critical path in a read loop: -jdump.)
+-- next's, the critical path of a read loop.)
 local function unpack_source(ops, stream)
   local head, at = format_code_head()
   local body, values = {}, {}

@@ -153,10 +153,10 @@ end
 
 -- The first size from which the candidate wins, at the next size too (or
 -- there is none), and is slower at no size above it: neither beyond the
--- margin (a loss) nor beyond the noise itself. On the Zen 4 VM, a VM whose
--- L3 other tenants share, temporal zeroing of 2 MiB measured 49-56 GB/s in
--- three tune runs of nine where it ran 88-98 in the others, and streaming
--- "won" there alone, the next sizes even or slower (docs/benchmarks.md).
+-- margin (a loss) nor beyond the noise itself: a win at one size alone,
+-- the next sizes even or slower, is a reading the machine's load moved (on
+-- a VM whose L3 other tenants share, one size's speed can halve for a few
+-- runs: docs/benchmarks.md has the case), not a crossover.
 local function lasting_win(r)
   for i = 1, #r.sizes do
     if r.verdict[i] == 1 and (i == #r.sizes or r.verdict[i + 1] == 1) then
