@@ -166,11 +166,11 @@ static const char *limit_text(const avxbuf_cpu *cpu)
  *   never by default (glibc too moves it to its non-temporal threshold
  *   there, BZ 30994). Zen 5 with FSRM: from 32 KiB with no end of its own,
  *   so until copies stream (nontemporal_threshold: half the L3, at most 16
- *   times the L2). Where rep movsb keeps the
- *   cache it beat every vector and streaming loop at 1-8 MiB; where it
- *   streams (from 4 MiB in some runs, a state of the machine no CPUID leaf
- *   shows) it ran as fast as the streaming loops, and those from 8 MiB at
- *   least as fast as the temporal vector loop (docs/policy.md). The masked
+ *   times the L2). Where rep movsb keeps the cache it beat every vector
+ *   and streaming loop at 1-8 MiB; where it streams (from 4 MiB in some
+ *   runs, a state of the machine no CPUID leaf shows) it ran as fast as
+ *   the streaming loops, and those from 8 MiB at least as fast as the
+ *   temporal vector loop (docs/policy.md). The masked
  *   Sapphire Rapids class: from 64 KiB, where the vector loops stopped
  *   winning.
  * - rep stosb: glibc's 2048 with ERMS on Intel (64 KiB for the masked
