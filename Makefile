@@ -194,7 +194,8 @@ sweep: deps
 # default, every kernel, rep movsb/stosb and glibc, timed from C), judged by
 # bench/plancheck.lua cell by cell from 256 B: each cell's best row picked on
 # five runs, the default judged against it on the other five (with three, one
-# run's outlier and one slow run together moved a median: docs/benchmarks.md),
+# run's outlier and one slow run together moved a median:
+# docs/runs/zen4-vm-2026-12-04.md),
 # with twin controls (rows of identical code judged so) and the same judgement
 # of each kernel's own row beside it: the floor this machine's noise sets.
 # Then the same with what avxbuf.tune() finds here, and its default row cell

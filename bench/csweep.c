@@ -12,9 +12,9 @@
  * Rows: the default dispatch, its twin (the same code reading a copy of the
  * plan that lies elsewhere: while the dispatch read three words of the plan
  * a call, where they lay moved small copies' times by up to a fifth on the
- * Zen 4 VM, docs/benchmarks.md), every vector kernel, the string instructions
- * ("rep": rep movsb for copies, rep stosb for zero and fill) where ERMS has
- * them, the C library.
+ * Zen 4 VM, docs/runs/zen4-vm-2026-12-04.md), every vector kernel, the
+ * string instructions ("rep": rep movsb for copies, rep stosb for zero and
+ * fill) where ERMS has them, the C library.
  * Cells: copy, zero and fill at sizes from 16 B to 64 MiB with both ends
  * 64-byte aligned (and find, of a 16-byte needle at the end of the
  * haystack, against memmem); copies of 256 B to 1 MiB at every pair of destination and
@@ -160,7 +160,7 @@ static void measure(cell *c, unsigned char *d, const unsigned char *s)
    * every row given the C library's count, a streaming row at a size it
    * runs 50x slower at held the round for milliseconds of stores to
    * memory, and every row of the cell, the C library's least, then ran
-   * slower (zero and fill of 512 B-1 KiB, docs/benchmarks.md). */
+   * slower (zero and fill of 512 B-1 KiB, docs/runs/zen3-vm-2026-12-02.md). */
   for (int i = 0; i < nrows; i++) {
     for (reps[i] = 1;; reps[i] *= 2) {
       double t0 = avxbuf_now();
@@ -203,9 +203,9 @@ static void measure(cell *c, unsigned char *d, const unsigned char *s)
  * function from a loop of its own (-1: none does), so that plancheck can
  * tell what the dispatch costs over its kernel: on the Zen 5 VM the default
  * ran 4 KiB copies at 0.81-0.85x the row of the very function it called
- * (issue 46, docs/benchmarks.md "The default's 4 KiB"). Up to 16 bytes a
- * vector kernel's moves run inline in the dispatch (dispatch.h): no row
- * calls that code. The C library's row calls memmove itself, not the libc
+ * (issue 46, docs/runs/zen5-vm-2026-12-05.md "The default's 4 KiB"). Up to
+ * 16 bytes a vector kernel's moves run inline in the dispatch (dispatch.h):
+ * no row calls that code. The C library's row calls memmove itself, not the libc
  * kernel's wrapper, so it stands for no kernel either. */
 static const avxbuf_kernel *default_kernel(const cell *c)
 {

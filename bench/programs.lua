@@ -149,7 +149,8 @@ local records_input = os.tmpname()
 -- x = k / 8 >= LIMIT: the second half passes. Under LuaJIT the branch
 -- that turns there sends every later record through a side trace, which
 -- links back to the start of the loop's trace, not its loop: each record
--- then runs the part a trace does once before its loop too (docs/benchmarks.md).
+-- then runs the part a trace does once before its loop too
+-- (docs/runs/zen3-vm-2026-12-01.md).
 local LIMIT = ({ half = SIZES.records / 16, none = math.huge, all = -math.huge })[args.passing]
 
 local records_read = {
@@ -353,7 +354,7 @@ local ALL = { records_write, records_read, log_scan, frames }
 -- pages takes ~1.4 ms here. And a run that read the records file again
 -- got the previous run's 22 MB string back from LuaJIT's string table,
 -- uncollected, instead of allocating and faulting in a new one: 18 000
--- page faults in 20 reads against 116 000. docs/benchmarks.md.) The last
+-- page faults in 20 reads against 116 000. docs/runs/zen3-vm-2026-12-01.md.) The last
 -- run's results stay alive, in every variant alike.
 local function timed_batch(program, fn, reps)
   collectgarbage("collect")

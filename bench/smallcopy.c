@@ -12,7 +12,8 @@
  *
  * --delta D places the plan so that its first byte lies D bytes (mod 4096)
  * past the destination's: loads of the plan whose address bits 11:0 match
- * a store still in flight wait on it (4K aliasing, docs/benchmarks.md).
+ * a store still in flight wait on it (4K aliasing:
+ * docs/runs/zen5-vm-2026-12-05.md, "The default's 4 KiB").
  * --sweep-delta N times size N at every delta 0..4032, step 64.
  * --readback reads the n bytes back after each copy, as LuaJIT makes a
  * string of a read's staged bytes (reader() below); --compare, the same

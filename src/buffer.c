@@ -7,8 +7,8 @@
  * threshold up (32 MiB on 64 bits, 16 on 32) afresh each time, so every page
  * of each new buffer faults again, while it serves and reuses smaller ones
  * from its heap once one that size has been freed (the page faults it
- * cost: docs/benchmarks.md, "Figures the source once cited"). Other
- * allocators lose one doubling step at most. */
+ * cost: docs/runs/figures-once-cited.md). Other allocators lose one
+ * doubling step at most. */
 #define GROWTH_SOFT_LIMIT ((size_t)4 * 1024 * 1024 * sizeof(long) - (size_t)64 * 1024)
 
 /* Later blocks at least double (once, up to GROWTH_SOFT_LIMIT), so that

@@ -52,13 +52,15 @@ typedef struct avxbuf_plan {
   /* The sizes the small kernel's call serves, le16_upto < n < small_below,
    * as a start and a span, so that the way to the call is one unsigned
    * compare: each compare before it was a measurable part of a 256 B-1 KiB
-   * call (docs/benchmarks.md, "Where the default's 256 B goes"). */
+   * call (docs/runs/intel-vm-2026-12-03.md, "Where the default's 256 B
+   * goes"). */
   size_t copy_call_from, copy_call_span, fill_call_from, fill_call_span;
   /* The small kernel's function where it serves every size from 17 to
    * AVXBUF_CALL_MAX, else NULL: the way to the call for those sizes is then
    * one load, of the function, and compares with constants: each further
    * load of the plan on that way is one more dependent load in every call
-   * (what that cost: docs/benchmarks.md). */
+   * (what that cost: docs/runs/zen4-vm-2026-12-04.md, "Where the default's
+   * 256 B went"). */
   avxbuf_copy_fn copy_call_fn;
   avxbuf_fill_fn fill_call_fn;
   /* The same above AVXBUF_CALL_MAX, up to AVXBUF_MID_MAX: the small kernel's
@@ -66,8 +68,8 @@ typedef struct avxbuf_plan {
    * from/span and the small function took four loads of the plan, and a
    * load whose address bits 11:0 match a store still in flight waits on
    * it (4K aliasing): wherever the plan shared its page offset with a
-   * copy's last stores, each call waited (docs/benchmarks.md, "The
-   * default's 4 KiB"). */
+   * copy's last stores, each call waited (docs/runs/zen5-vm-2026-12-05.md,
+   * "The default's 4 KiB"). */
   avxbuf_copy_fn copy_mid_fn;
   avxbuf_fill_fn fill_mid_fn;
 } avxbuf_plan;
@@ -148,7 +150,7 @@ static inline const avxbuf_kernel *avxbuf_pick_find(const avxbuf_plan *p, size_t
  * and the call together: laid out by GCC's own guess, csweep's loop of them
  * straddled two cache lines. The sizes above it test their range before
  * any load, so that they load the plan once (a second load kept part of
- * the 4K-aliasing loss: docs/benchmarks.md, "The default's 4 KiB"). */
+ * the 4K-aliasing loss: docs/runs/zen5-vm-2026-12-05.md, "The default's 4 KiB"). */
 static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, size_t n, avxbuf_overlap ov)
 {
   avxbuf_copy_fn f;

@@ -41,7 +41,7 @@
  * should it be gen + 1, so that gen + 1 after the call means done and
  * nothing else. No return value: the move is then the entry's last call,
  * which the compiler makes a jump, where a value returned after it needs a
- * call and a return (their cost: docs/luajit.md). */
+ * call and a return (their cost: docs/runs/zen5-vm-2026-12-05.md). */
 #define FFI_ABSENT ((int64_t)1 << 53)
 
 static inline void refuse(buffer *d, uint32_t gen)
@@ -134,7 +134,8 @@ typedef struct ffi_stage {
 /* n bytes of b from offset at copied to st, the stamp stepped first. By
  * memcpy, as LuaJIT's own copy of them into the string (lj_str_new) is:
  * the stage is no buffer of the user's, and the plan's kernels are for
- * those (the plan's way for a few bytes cost more here: docs/luajit.md). */
+ * those (the plan's way for a few bytes cost more here:
+ * docs/runs/zen5-vm-2026-12-05.md). */
 static void step_stamp(ffi_stage *st)
 {
   st->stamp = st->stamp == INT32_MAX ? 0 : st->stamp + 1;

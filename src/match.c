@@ -417,7 +417,7 @@ void avxbuf_match_init(avxbuf_match *ms, const void *subject, size_t len, const 
  * gets it by nesting twice at most (so with a budget of 2 or more) and
  * raises nothing on the way, so it is taken without matching (span), which
  * saves the matcher's calls on the commonest gmatch (the instruction
- * counts: docs/benchmarks.md). */
+ * counts: docs/runs/figures-once-cited.md). */
 enum { START_ANYWHERE, START_BYTE, START_CLASS, START_SET };
 enum { SPAN_NONE, SPAN_ONE, SPAN_RUN };
 

@@ -272,7 +272,7 @@ return function(avxbuf, c)
   -- buf:unpack: code of its own per format (lua/avxbuf/ffi_format.lua),
   -- for up to 64 formats at a time (the 65th starts the list afresh: a
   -- program with more hot formats than that makes some again, each costing
-  -- a compile: docs/benchmarks.md); formats it does not handle go to the C
+  -- a compile: docs/runs/figures-once-cited.md); formats it does not handle go to the C
   -- function every time.
   local format_env = { cast = cast, tonumber = tonumber, band = band, bswap = bit.bswap, rshift = bit.rshift,
                        arshift = bit.arshift, ldexp = math.ldexp, fstring = ffi.string, as_buffer = as_buffer,

@@ -32,7 +32,8 @@ SCALAR_MOVES(uint64_t, 64)
  * forwarding), and the C library's readers of 16 bytes (memcpy, memcmp,
  * LuaJIT's string interning after a read is staged) load them at once, so
  * that a read of a 16-byte copy or fill waited for both halves to reach
- * the cache (docs/benchmarks.md, "Small copies and the reads after them"). */
+ * the cache (docs/runs/zen5-vm-2026-12-05.md, "Small copies and the reads
+ * after them"). */
 AVXBUF_INLINE void copy_le16(unsigned char *d, const unsigned char *s, size_t n)
 {
   if (n >= 8) {
