@@ -480,6 +480,8 @@ lint:
 	lua5.4 tools/same_rockspecs.lua avxbuf-scm-1.rockspec $(RELEASE_ROCKSPEC) $(SRC)
 	lua5.4 tools/layers.lua src
 	lua5.4 tools/layers.lua --planted
+	lua5.4 tools/docrefs.lua
+	lua5.4 tools/docrefs.lua --planted
 	cppcheck --quiet --inline-suppr --enable=warning,style,performance,portability --std=c11 -I src \
 	  --suppress=missingIncludeSystem --error-exitcode=1 src fuzz spec/two_states.c spec/threads.c spec/runner.c spec/oom_host.c
 
