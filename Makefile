@@ -34,17 +34,17 @@ AVXBUF_CFLAGS = $(WARN) -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden -fno
 EMUL_CFLAGS = -DAVXBUF_EMULATE_AVX512 -DAVXBUF_CHECK_ALIGNMENT
 LDFLAGS_SO = -shared -pthread $(SAN)
 
-# The module's sources, the one list: the binding (src/l*.c) and the core it
-# binds. The rockspecs list them for LuaRocks' builtin build; `make lint`
+# The module's sources, the one list: the binding (src/l*.c and gcpoints.c,
+# the torture build's collections) and the core it binds. The rockspecs list them for LuaRocks' builtin build; `make lint`
 # checks that they agree (tools/same_rockspecs.lua).
-SRC = src/lavxbuf.c src/lmodule.c src/largs.c src/lbuffer.c src/linspect.c src/lpack.c src/packfmt.c \
+SRC = src/lavxbuf.c src/lmodule.c src/gcpoints.c src/largs.c src/lbuffer.c src/linspect.c src/lpack.c src/packfmt.c \
 	src/lmatch.c src/match.c src/lio.c src/lformat.c src/lsplit.c src/lsettings.c src/lcpu.c src/lmeasure.c \
 	src/lcapi.c src/lluajit.c src/lembed.c \
 	src/cpu.c src/policy.c src/settings.c src/dispatch.c src/clock.c src/buffer.c \
 	src/kernels/sse2.c src/kernels/avx.c src/kernels/avx2.c src/kernels/avx512.c src/kernels/erms.c \
 	src/kernels/libc.c src/kernels/twoway.c src/kernels/offsets.c src/kernels/registry.c
-BINDING_SRC = $(filter src/l%.c,$(SRC))
-CORE_SRC = $(filter-out src/l%.c,$(SRC))
+BINDING_SRC = $(filter src/l%.c src/gcpoints.c,$(SRC))
+CORE_SRC = $(filter-out $(BINDING_SRC),$(SRC))
 HDR = $(wildcard src/*.h src/kernels/*.h include/*.h)
 NATIVE_OBJ = $(SRC:src/%.c=$(BUILD)/obj/%.o)
 EMUL_OBJ = $(SRC:src/%.c=$(BUILD)/emul/obj/%.o)
@@ -86,10 +86,12 @@ $(BUILD)/emul/avxbuf.so: $(EMUL_OBJ)
 	$(CC) $(LDFLAGS_SO) -o $@ $^
 
 # avxbuf.counters (perf_event_open) does not depend on the flavour; each
-# flavour's directory gets a copy so that it is complete on its own.
-$(BUILD)/avxbuf/counters.so $(BUILD)/emul/avxbuf/counters.so: $(BUILD)/obj/counters.o
+# flavour's directory gets a copy so that it is complete on its own. It
+# calls the Lua API too, so the torture build's collections (gcpoints.o,
+# empty in any other build) are linked in.
+$(BUILD)/avxbuf/counters.so $(BUILD)/emul/avxbuf/counters.so: $(BUILD)/obj/counters.o $(BUILD)/obj/gcpoints.o
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_SO) -o $@ $<
+	$(CC) $(LDFLAGS_SO) -o $@ $^
 
 # Embedding: a static library with both openers, and a host program that
 # registers them as luaL_requiref does (spec/runner.c; for every LUA) and
