@@ -131,7 +131,7 @@ $(BUILD)/two_states: spec/two_states.c spec/harness.h
 	$(CC) $(CFLAGS) $(WARN) $(LUA_INC) -Isrc -o $@ $< $(LUA_LIB) -ldl
 
 # A host whose allocator fails on demand, for spec/oom_spec.lua.
-$(BUILD)/oom_host: spec/oom_host.c src/compat.h
+$(BUILD)/oom_host: spec/oom_host.c src/luaapi.h src/gcpoints.h src/compat.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WARN) $(LUA_INC) -Isrc -o $@ $< $(LUA_LIB) -ldl
 
@@ -319,6 +319,7 @@ test-gc: deps-hardening
 	@$(MAKE) --no-print-directory native build/torture/capi.so build/torture/capi_future/capi.so BUILD=build/torture SAN="$(TORTURE)"
 	@$(MAKE) --no-print-directory native build/torture-luajit/capi.so build/torture-luajit/capi_future/capi.so LUA=luajit BUILD=build/torture-luajit SAN="$(TORTURE)"
 	@$(MAKE) --no-print-directory native build/torture-lua5.1/capi.so build/torture-lua5.1/capi_future/capi.so LUA=lua5.1 BUILD=build/torture-lua5.1 SAN="$(TORTURE)"
+	lua5.4 tools/layers.lua -D AVXBUF_GC_TORTURE --objects build/torture/obj src
 	tools/at-once.sh "AVXBUF_SPEC_TORTURE=1 $(ASAN_RUN) lua5.4 spec/run.lua build/torture -- $(TORTURE_PATTERN_SPECS) \
 	   && $(ASAN_RUN) lua5.1 spec/run.lua build/torture-lua5.1 -- $(TORTURE_SPECS)" \
 	  "$(ASAN_RUN) lua5.4 spec/run.lua build/torture -- $(TORTURE_SPECS) \
@@ -456,7 +457,7 @@ AUDIT_LEVELS = -O0 -O1 -O2 -O3 -Os
 audit: deps
 	@tools/deps.sh audit
 	@$(MAKE) --no-print-directory modules
-	$(LUA) tools/layers.lua --objects $(BUILD)/obj src
+	$(LUA) tools/layers.lua -U AVXBUF_GC_TORTURE --objects $(BUILD)/obj src
 	@set -e; for cc in $(AUDIT_COMPILERS); do for o in $(AUDIT_LEVELS); do \
 	  d=build/audit/$$cc$$o; \
 	  $(MAKE) --no-print-directory -s native BUILD=$$d CC=$$cc CFLAGS="$$o -g"; \
@@ -473,13 +474,15 @@ audit: deps
 	exit $${fail:-0}
 
 # luacheck (.luacheckrc) on the Lua code, cppcheck on the C code; the
-# source list against the rockspecs; no include cycle in src/ (the audit,
-# which builds, checks the symbols too).
+# source list against the rockspecs; no include or redefinition cycle in
+# src/, in the normal and the torture build (the audit and test-gc, which
+# build, check the symbols too).
 lint:
 	@tools/deps.sh lint
 	luacheck -q lua bench spec tools
 	lua5.4 tools/same_rockspecs.lua avxbuf-scm-1.rockspec $(RELEASE_ROCKSPEC) $(SRC)
-	lua5.4 tools/layers.lua src
+	lua5.4 tools/layers.lua -U AVXBUF_GC_TORTURE src
+	lua5.4 tools/layers.lua -D AVXBUF_GC_TORTURE src
 	lua5.4 tools/layers.lua --planted
 	cppcheck --quiet --inline-suppr --enable=warning,style,performance,portability --std=c11 -I src \
 	  --suppress=missingIncludeSystem --error-exitcode=1 src fuzz spec/two_states.c spec/threads.c spec/runner.c spec/oom_host.c
