@@ -306,12 +306,13 @@ sanitize: deps-hardening
 # runs at every such point: the specs of the binding's own functions (the
 # kernel and policy specs meet no new point, and take minutes there), on
 # Lua 5.4, on 5.1 (whose API collects before it copies) and on LuaJIT, where
-# spec/gc_spec.lua runs the FFI path with the JIT off and on.
+# spec/gc_spec.lua runs the FFI path with the JIT off and on; and
+# avxbuf.counters, which links the same points.
 TORTURE = $(SANITIZE) -DAVXBUF_GC_TORTURE
 # Two lanes at once: the pattern specs (most of the time: every capture a
 # string pushed, every push a full collection), and the rest, then LuaJIT.
 TORTURE_SPECS = TestCollectorInCalls TestBuffer TestCApi TestBadInput TestGrowth TestForgery TestMemory \
-	TestFind TestRfind TestCompare TestHex TestIO TestPack TestRecords TestSplit TestStream
+	TestFind TestRfind TestCompare TestHex TestIO TestPack TestRecords TestSplit TestStream TestCounters
 TORTURE_PATTERN_SPECS = TestMatch TestGmatch
 test-gc: deps-hardening
 	@tools/deps.sh build luajit
