@@ -34,17 +34,17 @@ AVXBUF_CFLAGS = $(WARN) -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden -fno
 EMUL_CFLAGS = -DAVXBUF_EMULATE_AVX512 -DAVXBUF_CHECK_ALIGNMENT
 LDFLAGS_SO = -shared -pthread $(SAN)
 
-# The module's sources, the one list: the binding (src/l*.c) and the core it
-# binds. The rockspecs list them for LuaRocks' builtin build; `make lint`
+# The module's sources, the one list: the binding (src/l*.c and gcpoints.c,
+# the torture build's collections) and the core it binds. The rockspecs list them for LuaRocks' builtin build; `make lint`
 # checks that they agree (tools/same_rockspecs.lua).
-SRC = src/lavxbuf.c src/lmodule.c src/largs.c src/lbuffer.c src/linspect.c src/lpack.c src/packfmt.c \
+SRC = src/lavxbuf.c src/lmodule.c src/gcpoints.c src/largs.c src/lbuffer.c src/linspect.c src/lpack.c src/packfmt.c \
 	src/lmatch.c src/match.c src/lio.c src/lformat.c src/lsplit.c src/lsettings.c src/lcpu.c src/lmeasure.c \
 	src/lcapi.c src/lluajit.c src/lembed.c \
 	src/cpu.c src/policy.c src/settings.c src/dispatch.c src/clock.c src/buffer.c \
 	src/kernels/sse2.c src/kernels/avx.c src/kernels/avx2.c src/kernels/avx512.c src/kernels/erms.c \
 	src/kernels/libc.c src/kernels/twoway.c src/kernels/offsets.c src/kernels/registry.c
-BINDING_SRC = $(filter src/l%.c,$(SRC))
-CORE_SRC = $(filter-out src/l%.c,$(SRC))
+BINDING_SRC = $(filter src/l%.c src/gcpoints.c,$(SRC))
+CORE_SRC = $(filter-out $(BINDING_SRC),$(SRC))
 HDR = $(wildcard src/*.h src/kernels/*.h include/*.h)
 NATIVE_OBJ = $(SRC:src/%.c=$(BUILD)/obj/%.o)
 EMUL_OBJ = $(SRC:src/%.c=$(BUILD)/emul/obj/%.o)
@@ -86,10 +86,12 @@ $(BUILD)/emul/avxbuf.so: $(EMUL_OBJ)
 	$(CC) $(LDFLAGS_SO) -o $@ $^
 
 # avxbuf.counters (perf_event_open) does not depend on the flavour; each
-# flavour's directory gets a copy so that it is complete on its own.
-$(BUILD)/avxbuf/counters.so $(BUILD)/emul/avxbuf/counters.so: $(BUILD)/obj/counters.o
+# flavour's directory gets a copy so that it is complete on its own. It
+# calls the Lua API too, so the torture build's collections (gcpoints.o,
+# empty in any other build) are linked in.
+$(BUILD)/avxbuf/counters.so $(BUILD)/emul/avxbuf/counters.so: $(BUILD)/obj/counters.o $(BUILD)/obj/gcpoints.o
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_SO) -o $@ $<
+	$(CC) $(LDFLAGS_SO) -o $@ $^
 
 # Embedding: a static library with both openers, and a host program that
 # registers them as luaL_requiref does (spec/runner.c; for every LUA) and
@@ -129,7 +131,7 @@ $(BUILD)/two_states: spec/two_states.c spec/harness.h
 	$(CC) $(CFLAGS) $(WARN) $(LUA_INC) -Isrc -o $@ $< $(LUA_LIB) -ldl
 
 # A host whose allocator fails on demand, for spec/oom_spec.lua.
-$(BUILD)/oom_host: spec/oom_host.c src/compat.h
+$(BUILD)/oom_host: spec/oom_host.c src/luaapi.h src/gcpoints.h src/compat.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WARN) $(LUA_INC) -Isrc -o $@ $< $(LUA_LIB) -ldl
 
@@ -305,12 +307,13 @@ sanitize: deps-hardening
 # runs at every such point: the specs of the binding's own functions (the
 # kernel and policy specs meet no new point, and take minutes there), on
 # Lua 5.4, on 5.1 (whose API collects before it copies) and on LuaJIT, where
-# spec/gc_spec.lua runs the FFI path with the JIT off and on.
+# spec/gc_spec.lua runs the FFI path with the JIT off and on; and
+# avxbuf.counters, which links the same points.
 TORTURE = $(SANITIZE) -DAVXBUF_GC_TORTURE
 # Two lanes at once: the pattern specs (most of the time: every capture a
 # string pushed, every push a full collection), and the rest, then LuaJIT.
 TORTURE_SPECS = TestCollectorInCalls TestBuffer TestCApi TestBadInput TestGrowth TestForgery TestMemory \
-	TestFind TestRfind TestCompare TestHex TestIO TestPack TestRecords TestSplit TestStream
+	TestFind TestRfind TestCompare TestHex TestIO TestPack TestRecords TestSplit TestStream TestCounters
 TORTURE_PATTERN_SPECS = TestMatch TestGmatch
 test-gc: deps-hardening
 	@tools/deps.sh build luajit
@@ -318,6 +321,7 @@ test-gc: deps-hardening
 	@$(MAKE) --no-print-directory native build/torture/capi.so build/torture/capi_future/capi.so BUILD=build/torture SAN="$(TORTURE)"
 	@$(MAKE) --no-print-directory native build/torture-luajit/capi.so build/torture-luajit/capi_future/capi.so LUA=luajit BUILD=build/torture-luajit SAN="$(TORTURE)"
 	@$(MAKE) --no-print-directory native build/torture-lua5.1/capi.so build/torture-lua5.1/capi_future/capi.so LUA=lua5.1 BUILD=build/torture-lua5.1 SAN="$(TORTURE)"
+	lua5.4 tools/layers.lua -D AVXBUF_GC_TORTURE --objects build/torture/obj src
 	tools/at-once.sh "AVXBUF_SPEC_TORTURE=1 $(ASAN_RUN) lua5.4 spec/run.lua build/torture -- $(TORTURE_PATTERN_SPECS) \
 	   && $(ASAN_RUN) lua5.1 spec/run.lua build/torture-lua5.1 -- $(TORTURE_SPECS)" \
 	  "$(ASAN_RUN) lua5.4 spec/run.lua build/torture -- $(TORTURE_SPECS) \
@@ -455,7 +459,7 @@ AUDIT_LEVELS = -O0 -O1 -O2 -O3 -Os
 audit: deps
 	@tools/deps.sh audit
 	@$(MAKE) --no-print-directory modules
-	$(LUA) tools/layers.lua --objects $(BUILD)/obj src
+	$(LUA) tools/layers.lua -U AVXBUF_GC_TORTURE --objects $(BUILD)/obj src
 	@set -e; for cc in $(AUDIT_COMPILERS); do for o in $(AUDIT_LEVELS); do \
 	  d=build/audit/$$cc$$o; \
 	  $(MAKE) --no-print-directory -s native BUILD=$$d CC=$$cc CFLAGS="$$o -g"; \
@@ -472,13 +476,15 @@ audit: deps
 	exit $${fail:-0}
 
 # luacheck (.luacheckrc) on the Lua code, cppcheck on the C code; the
-# source list against the rockspecs; no include cycle in src/ (the audit,
-# which builds, checks the symbols too).
+# source list against the rockspecs; no include or redefinition cycle in
+# src/, in the normal and the torture build (the audit and test-gc, which
+# build, check the symbols too).
 lint:
 	@tools/deps.sh lint
 	luacheck -q lua bench spec tools
 	lua5.4 tools/same_rockspecs.lua avxbuf-scm-1.rockspec $(RELEASE_ROCKSPEC) $(SRC)
-	lua5.4 tools/layers.lua src
+	lua5.4 tools/layers.lua -U AVXBUF_GC_TORTURE src
+	lua5.4 tools/layers.lua -D AVXBUF_GC_TORTURE src
 	lua5.4 tools/layers.lua --planted
 	lua5.4 tools/docrefs.lua
 	lua5.4 tools/docrefs.lua --planted

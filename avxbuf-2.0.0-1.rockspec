@@ -36,6 +36,7 @@ build = {
          sources = {
             "src/lavxbuf.c",
             "src/lmodule.c",
+            "src/gcpoints.c",
             "src/largs.c",
             "src/lbuffer.c",
             "src/linspect.c",

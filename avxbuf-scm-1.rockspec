@@ -26,7 +26,7 @@ build = {
   modules = {
     avxbuf = {
       sources = {
-        "src/lavxbuf.c", "src/lmodule.c", "src/largs.c", "src/lbuffer.c", "src/linspect.c", "src/lpack.c", "src/packfmt.c",
+        "src/lavxbuf.c", "src/lmodule.c", "src/gcpoints.c", "src/largs.c", "src/lbuffer.c", "src/linspect.c", "src/lpack.c", "src/packfmt.c",
         "src/lmatch.c", "src/match.c",
         "src/lio.c", "src/lformat.c", "src/lsplit.c", "src/lsettings.c", "src/lcpu.c", "src/lmeasure.c", "src/lcapi.c",
         "src/lluajit.c", "src/lembed.c",

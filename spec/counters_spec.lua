@@ -215,3 +215,15 @@ function TestCounters.test_msr_checks_its_numbers()
     lu.assertFalse(pcall(counters.msr, args[1], args[2]))
   end
 end
+
+-- The collector-torture build (make test-gc) wraps counters' Lua API calls
+-- as it does the binding's (src/luaapi.h): one open that fails on its first
+-- name has collected, by then, what was garbage before it.
+function TestCounters.test_torture_build_collects_in_counters_too()
+  if not h.TORTURE then lu.skip("the collector-torture build only") end
+  collectgarbage()
+  local weak = setmetatable({}, { __mode = "k" })
+  weak[{}] = true
+  lu.assertFalse((pcall(counters.open, { true })))
+  lu.assertNil(next(weak), "no collection ran inside counters.open")
+end

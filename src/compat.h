@@ -6,9 +6,11 @@
 #ifndef AVXBUF_COMPAT_H
 #define AVXBUF_COMPAT_H
 
+#ifndef AVXBUF_LUAAPI_H
+#error "include luaapi.h, which puts compat.h after gcpoints.h"
+#endif
+
 #include <math.h>
-#include "lua.h"
-#include "lauxlib.h"
 
 #if LUA_VERSION_NUM < 502
 #define LUA_OK 0

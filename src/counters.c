@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "compat.h"
+#include "luaapi.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>

@@ -6,16 +6,23 @@
  * luaL_addlstring everywhere), after the call elsewhere, and only when the
  * call really allocates (lua_tolstring of a number, not of a string). With
  * finalizers armed to free, resize and append to the buffers under test,
- * a pointer or length kept across such a call shows under ASan. Nothing
- * here in any other build. */
+ * a pointer or length kept across such a call shows under ASan. In any
+ * other build only avxbuf_gcpoint, as a no-op.
+ *
+ * It wraps the API of lua.h and lauxlib.h alone: src/luaapi.h includes it
+ * before compat.h, whose shims then call the wrapped functions. */
 #ifndef AVXBUF_GCPOINTS_H
 #define AVXBUF_GCPOINTS_H
 
-#ifdef AVXBUF_GC_TORTURE
-#include "compat.h"
+#ifndef AVXBUF_LUAAPI_H
+#error "include luaapi.h, which puts gcpoints.h before compat.h"
+#endif
 
+#ifndef AVXBUF_GC_TORTURE
+#define avxbuf_gcpoint(L) ((void)(L))
+#else
 /* A full collection, unless one is running already (a finalizer it runs
- * reaches more points). Defined in lmodule.c. */
+ * reaches more points). Defined in gcpoints.c. */
 void avxbuf_gcpoint(lua_State *L);
 
 #if LUA_VERSION_NUM >= 504
@@ -113,6 +120,7 @@ static inline void torture_createtable(lua_State *L, int narr, int nrec)
 #undef lua_createtable
 #define lua_createtable torture_createtable
 
+#undef lua_pushfstring
 #define lua_pushfstring(L, ...) (avxbuf_gcpoint(L), (lua_pushfstring)(L, __VA_ARGS__))
 #endif
 

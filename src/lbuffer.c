@@ -35,9 +35,7 @@ static inline void fill_bytes(lmodule *m, void *d, int c, size_t n)
 
 void avxbuf_pace(lua_State *L, lmodule *m)
 {
-#ifdef AVXBUF_GC_TORTURE
   avxbuf_gcpoint(L);
-#endif
   if (m->stats.unpaced < PACE_BYTES) return;
 #if LUA_VERSION_NUM < 502
   /* Lua 5.1 and LuaJIT step "until that many KiB are freed or the cycle

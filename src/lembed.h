@@ -2,7 +2,7 @@
 #ifndef AVXBUF_LEMBED_H
 #define AVXBUF_LEMBED_H
 
-#include "compat.h"
+#include "luaapi.h"
 
 /* require(name) of one of them (avxbuf.ffi, avxbuf.tune): pushes it and
  * returns 1, or pushes the error and returns 0. */

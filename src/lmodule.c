@@ -28,18 +28,3 @@ void avxbuf_module_unref(lua_State *L, lmodule *m)
   if (m->stage) alloc(ud, m->stage, m->stage_size, 0);
   alloc(ud, m, sizeof *m, 0);
 }
-
-#ifdef AVXBUF_GC_TORTURE
-static int collecting;
-
-void avxbuf_gcpoint(lua_State *L)
-{
-  if (collecting) return;
-#ifdef LUA_GCISRUNNING
-  if (!lua_gc(L, LUA_GCISRUNNING, 0)) return;   /* as the real one: stopped stays stopped */
-#endif
-  collecting = 1;
-  lua_gc(L, LUA_GCCOLLECT, 0);
-  collecting = 0;
-}
-#endif

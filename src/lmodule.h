@@ -7,8 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "compat.h"
-#include "gcpoints.h"
+#include "luaapi.h"
 #include "dispatch.h"
 #include "buffer.h"
 #include "../include/avxbuf.h"

@@ -1,14 +1,24 @@
--- The files of src/ form layers: no include cycle among the headers and
--- sources, and (with --objects) no cycle among the objects through the
--- symbols one defines and another uses. Prints the first cycle found.
---   lua5.4 tools/layers.lua [--objects DIR] SRCDIR
+-- The files of src/ form layers: no cycle among the headers and sources,
+-- and (with --objects) no cycle among the objects through the symbols one
+-- defines and another uses. Prints the first cycle found.
+--
+-- A file depends on what it includes, and on a header that redefines
+-- (#undef, then #define) a name the file uses: what the file's code calls
+-- then depends on which of the two the compiler sees first. Both kinds are
+-- read in one configuration of the build: -D NAME and -U NAME decide
+-- #ifdef NAME, #ifndef NAME and #if [!]defined(NAME); any other condition
+-- is read both ways. `make lint` checks the normal and the collector-torture
+-- configuration (-U and -D AVXBUF_GC_TORTURE).
+--   lua5.4 tools/layers.lua [-D NAME]... [-U NAME]... [--objects DIR] SRCDIR
 --   lua5.4 tools/layers.lua --planted    (its own test: a planted cycle of each kind is found)
 local argparse = require "argparse"
 
-local parser = argparse("layers.lua", "Check that src/ has no include or symbol cycle.")
+local parser = argparse("layers.lua", "Check that src/ has no include, redefinition or symbol cycle.")
 parser:argument("src", "the source directory"):args("?")
+parser:option("-D --define", "a macro the configuration defines"):count("*")
+parser:option("-U --undefine", "a macro the configuration leaves undefined"):count("*")
 parser:option("--objects", "a build's object directory (build/obj): check the symbol graph too")
-parser:flag("--planted", "check that a planted include cycle and a planted symbol cycle are found")
+parser:flag("--planted", "check that planted include, redefinition and symbol cycles are found")
 local args = parser:parse()
 
 local function lines_of(cmd)
@@ -67,7 +77,9 @@ local function normalise(path)
 end
 
 -- --planted: this script on a directory where a.h and b.h include each
--- other and a.o and b.o call each other; both must be reported.
+-- other; where e.h, only when PLANTED is defined, includes f.h and redefines
+-- a name f.h uses; and where a.o and b.o call each other. Each must be
+-- reported, and e.h and f.h not when PLANTED is undefined.
 if args.planted then
   local dir = os.tmpname()
   os.remove(dir)
@@ -76,41 +88,133 @@ if args.planted then
     f:write(text)
     f:close()
   end
+  local self = "lua5.4 " .. arg[0]
+  local function passes(options) return os.execute(self .. " " .. options .. " 2>/dev/null >/dev/null") == true end
   assert(os.execute("mkdir -p " .. dir .. "/obj"))
   write("a.h", '#include "b.h"\n')
   write("b.h", '#include "a.h"\n')
   write("a.c", "int b(void); int a(void) { return b(); }\n")
   write("b.c", "int a(void); int b(void) { return 0 * a(); }\n")
   assert(os.execute(string.format("cc -c %s/a.c -o %s/obj/a.o && cc -c %s/b.c -o %s/obj/b.o", dir, dir, dir, dir)))
-  local self = "lua5.4 " .. arg[0]
-  local includes_caught = not os.execute(self .. " " .. dir .. " 2>/dev/null >/dev/null")
+  local includes_caught = not passes(dir)
   os.remove(dir .. "/a.h")
   os.remove(dir .. "/b.h")
-  local symbols_caught = not os.execute(self .. " --objects " .. dir .. "/obj " .. dir .. " 2>/dev/null >/dev/null")
+  write("e.h", '#ifdef PLANTED\n#include "f.h"\n#undef lua_pushstring\n#define lua_pushstring planted_push\n#endif\n')
+  write("f.h", "#define f_push(L, s) lua_pushstring(L, s)\n")
+  local redefinition_caught = not passes("-D PLANTED " .. dir) and passes("-U PLANTED " .. dir)
+  os.remove(dir .. "/e.h")
+  os.remove(dir .. "/f.h")
+  local symbols_caught = not passes("--objects " .. dir .. "/obj " .. dir)
   os.execute("rm -rf " .. dir)
-  print(string.format("planted: include cycle %s, symbol cycle %s", includes_caught and "found" or "MISSED",
-                      symbols_caught and "found" or "MISSED"))
-  os.exit(includes_caught and symbols_caught and 0 or 1)
+  local function said(caught) return caught and "found" or "MISSED" end
+  print(string.format("planted: include cycle %s, redefinition cycle %s (under its -D only), symbol cycle %s",
+                      said(includes_caught), said(redefinition_caught), said(symbols_caught)))
+  os.exit(includes_caught and redefinition_caught and symbols_caught and 0 or 1)
 end
 if not args.src then parser:error("a source directory is needed") end
 
-local includes, files = {}, 0
+local decided = {}
+for _, name in ipairs(args.define) do decided[name] = true end
+for _, name in ipairs(args.undefine) do decided[name] = false end
+
+-- A condition's value in this configuration: true, false, or nil (not decided).
+local function condition(directive, rest)
+  local name = rest:match("^%s*([%w_]+)")
+  if directive == "ifdef" then return decided[name] end
+  if directive == "ifndef" then
+    if decided[name] == nil then return nil end
+    return not decided[name]
+  end
+  local negated, defined = rest:match("^%s*(!?)%s*defined%s*%(?%s*([%w_]+)%s*%)?%s*$")
+  if defined == nil or decided[defined] == nil then return nil end
+  if negated == "!" then return not decided[defined] end
+  return decided[defined]
+end
+
+-- The lines of file f that this configuration compiles (undecided branches
+-- both), comments removed, with continuation lines joined.
+local function compiled_lines(f)
+  local handle = assert(io.open(f))
+  local text = handle:read("a"):gsub("/%*.-%*/", " "):gsub("//[^\n]*", ""):gsub("\\\n", " ")
+  handle:close()
+  local out, frames = {}, {}   -- frames: {taken = true/false/nil, seen = a branch was taken}
+  local function live()
+    for _, fr in ipairs(frames) do if fr.taken == false then return false end end
+    return true
+  end
+  for l in text:gmatch("[^\n]*") do
+    local directive, rest = l:match("^%s*#%s*(%a+)(.*)$")
+    if directive == "if" or directive == "ifdef" or directive == "ifndef" then
+      local c = condition(directive, rest)
+      frames[#frames + 1] = { taken = c, seen = c }
+    elseif directive == "elif" and #frames > 0 then
+      local fr = frames[#frames]
+      if fr.seen == true then fr.taken = false else fr.taken, fr.seen = nil, nil end
+    elseif directive == "else" and #frames > 0 then
+      local fr = frames[#frames]
+      if fr.seen == true then fr.taken = false elseif fr.seen == false then fr.taken = true end
+    elseif directive == "endif" then
+      frames[#frames] = nil
+    elseif live() then
+      out[#out + 1] = l
+    end
+  end
+  return out
+end
+
+-- The graph: f -> g where f includes g ("file" resolved against f's
+-- directory), and f -> h where h is a header that redefines (#undef, then
+-- #define) a name f's compiled code uses (a call through the name in parentheses, (name)(...),
+-- reaches the function and not the macro, and is not a use).
+local graph, why, files = {}, {}, 0
+local redefines, uses = {}, {}
 for _, f in ipairs(lines_of("find " .. args.src .. " -name '*.[ch]' | sort")) do
   f = normalise(f)
   files = files + 1
-  includes[f] = {}
+  graph[f], why[f], redefines[f], uses[f] = {}, {}, {}, {}
   local dir = f:match("^(.*)/") or "."
-  for l in io.lines(f) do
+  local undone = {}   -- names this file has #undef'd so far (a template's clean-up: no redefinition)
+  for _, l in ipairs(compiled_lines(f)) do
     local inc = l:match('^%s*#%s*include%s+"([^"]+)"')
-    if inc then includes[f][normalise(dir .. "/" .. inc)] = true end
+    local undef = l:match("^%s*#%s*undef%s+([%w_]+)")
+    local define = l:match("^%s*#%s*define%s+([%w_]+)")
+    if inc then
+      local g = normalise(dir .. "/" .. inc)
+      graph[f][g], why[f][g] = true, "includes"
+    elseif undef then
+      undone[undef] = true
+    else
+      if define and undone[define] and f:match("%.h$") then redefines[f][define] = true end
+      local body = l:gsub("^%s*#%s*define%s+[%w_]+", ""):gsub("%(%s*[%a_][%w_]*%s*%)%s*%(", "(")
+      for name in body:gmatch("[%a_][%w_]*") do uses[f][name] = true end
+    end
   end
 end
-local cycle = find_cycle(includes)
+for h, names in pairs(redefines) do
+  for f, used in pairs(uses) do
+    if f ~= h then
+      local common = {}
+      for name in pairs(names) do if used[name] then common[#common + 1] = name end end
+      if #common > 0 then
+        table.sort(common)
+        graph[f][h] = true
+        why[f][h] = why[f][h] or "uses " .. table.concat(common, ", ") .. ", which redefines"
+      end
+    end
+  end
+end
+local cycle = find_cycle(graph)
 if cycle then
-  io.stderr:write("include cycle: " .. table.concat(cycle, " -> ") .. "\n")
+  local parts = { cycle[1] }
+  for i = 2, #cycle do parts[#parts + 1] = string.format("(%s) %s", why[cycle[i - 1]][cycle[i]], cycle[i]) end
+  io.stderr:write("include or redefinition cycle: " .. table.concat(parts, " ") .. "\n")
   os.exit(1)
 end
-local report = string.format("%d files of %s: no include cycle", files, args.src)
+local configuration = {}
+for _, name in ipairs(args.define) do configuration[#configuration + 1] = "-D " .. name end
+for _, name in ipairs(args.undefine) do configuration[#configuration + 1] = "-U " .. name end
+local report = string.format("%d files of %s%s: no include or redefinition cycle", files, args.src,
+                             #configuration > 0 and " (" .. table.concat(configuration, " ") .. ")" or "")
 
 if args.objects then
   local defined, used, objects = {}, {}, lines_of("find " .. args.objects .. " -name '*.o' | sort")
@@ -122,15 +226,15 @@ if args.objects then
       elseif kind and kind:match("[TDRBCV]") then defined[sym] = o end
     end
   end
-  local graph = {}
+  local calls = {}
   for _, o in ipairs(objects) do
-    graph[o] = {}
+    calls[o] = {}
     for sym in pairs(used[o]) do
       local d = defined[sym]
-      if d and d ~= o then graph[o][d] = true end
+      if d and d ~= o then calls[o][d] = true end
     end
   end
-  cycle = find_cycle(graph)
+  cycle = find_cycle(calls)
   if cycle then
     io.stderr:write("symbol cycle: " .. table.concat(cycle, " -> ") .. "\n")
     os.exit(1)
