@@ -402,8 +402,11 @@ end
 -- and a trace that exits at one can run finalizers there (lj_trace_exit
 -- steps the collector). A handler of that exit (jit.attach's "texit",
 -- which lj_trace_exit calls just before it) stands for such a finalizer:
--- it frees a buffer at the first exit, which comes at the last call, where
--- a trace compiled over ranges within the bytes meets one past them. That
+-- it frees a buffer at the first exit of the last call, where a trace
+-- compiled over ranges within the bytes meets one past them. (Exits come
+-- earlier too: the collector's check in a trace asks for one whenever a
+-- cycle reaches its atomic or finalize phase, lj_gc.c's lj_gc_step_jit,
+-- so when depends on the heap; once in CI the first came at call 50.) That
 -- call ends as on the freed buffer, in a clean error: never a write into
 -- the empty buffer's read-only bytes (exit 139 when the movers read the
 -- generation after such a guard), a copy of them or a value read from
@@ -416,10 +419,9 @@ function TestCollectorInCalls.test_a_finalizer_at_a_trace_exit_before_the_move()
     local N = 1000
     local function case(name, victim, loop, check)
       jit.flush()
-      local exits, at, i = 0, nil, 0
+      local at, i = nil, 0
       jit.attach(function()
-        exits = exits + 1
-        if exits == 1 then at = i; victim:free() end
+        if i == N and not at then at = i; victim:free() end
       end, "texit")
       local ok, err = pcall(loop, function(k) i = k end)
       jit.attach(function() end)
@@ -466,20 +468,16 @@ function TestCollectorInCalls.test_a_finalizer_at_a_trace_exit_before_the_move()
     end, function() return "left " .. #finite end)
   ]])
   lu.assertEquals(status, 0, out)
+  local last = "ok false, freed at call 1000 of 1000, bad argument, "
   local want = {
-    ["copy from a buffer, destination freed"] = "ok false, freed at call 1000 of 1000, bad argument, left 0",
-    ["copy from a string, destination freed"] = "ok false, freed at call 1000 of 1000, bad argument, left 0",
-    ["copy from a buffer, source freed"] = "ok false, freed at call 1000 of 1000, bad argument, kept llllllll",
-    ["fill, buffer freed"] = "ok false, freed at call 1000 of 1000, bad argument, left 0",
-    ["zero, buffer freed"] = "ok false, freed at call 1000 of 1000, bad argument, left 0",
+    ["copy from a buffer, destination freed"] = last .. "left 0",
+    ["copy from a string, destination freed"] = last .. "left 0",
+    ["copy from a buffer, source freed"] = last .. "kept llllllll",
+    ["fill, buffer freed"] = last .. "left 0",
+    ["zero, buffer freed"] = last .. "left 0",
+    ["unpack of a finite double after NaNs, buffer freed"] = last .. "left 0",
   }
   for name, result in pairs(want) do lu.assertStrContains(out, name .. ": " .. result) end
-  -- The compiled float unpacker has guards of its own (its NaN test) that a
-  -- trace can leave by before the finite value (once in CI: at call 58);
-  -- wherever the buffer is freed, the unpack after it must refuse it.
-  local at = out:match("unpack of a finite double after NaNs, buffer freed: ok false, freed at call (%d+) of 1000, "
-                       .. "bad argument, left 0")
-  lu.assertNotNil(at, out)
 end
 
 -- LuaJIT, compiled, with the collector at its default pace (the tests
