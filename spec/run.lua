@@ -16,6 +16,26 @@ if child_dir then
   local specs = {}
   for name in io.popen("ls spec/*_spec.lua"):lines() do specs[#specs + 1] = name end
   for _, file in ipairs(specs) do dofile(file) end
+  -- Each test writes its name to AVXBUF_SPEC_MARK as it starts, so that
+  -- the parent can name the test a process that dies (a signal: no result
+  -- line) was in.
+  local mark = os.getenv("AVXBUF_SPEC_MARK")
+  if mark then
+    for suite_name, suite in pairs(_G) do
+      if type(suite) == "table" and type(suite_name) == "string" and suite_name:match("^Test") then
+        for name, f in pairs(suite) do
+          if type(f) == "function" and type(name) == "string" and name:match("^test") then
+            local full = suite_name .. "." .. name
+            suite[name] = function(...)
+              local out = io.open(mark, "w")
+              if out then out:write(full); out:close() end
+              return f(...)
+            end
+          end
+        end
+      end
+    end
+  end
   local runner = lu.LuaUnit.new()
   runner:setOutputType("text")
   runner:runSuite((table.unpack or unpack)(arg))
@@ -48,10 +68,11 @@ local runs = {}
 local function start(k)
   local dir, program = dirs[k]:match("^(.-)@(.+)$")
   dir = dir or dirs[k]
-  local cmd = string.format("AVXBUF_SPEC_DIR=%q %s%q spec/run.lua %s 2>&1; echo \"exit $?\"",
-                            dir, program and "AVXBUF_SPEC_NO_CHILDREN=1 " or "", program or lua,
+  local mark = os.tmpname()
+  local cmd = string.format("AVXBUF_SPEC_DIR=%q AVXBUF_SPEC_MARK=%q %s%q spec/run.lua %s 2>&1; echo \"exit $?\"",
+                            dir, mark, program and "AVXBUF_SPEC_NO_CHILDREN=1 " or "", program or lua,
                             table.concat(extra, " "))
-  runs[k] = { dir = dir, pipe = io.popen(cmd) }
+  runs[k] = { dir = dir, mark = mark, pipe = io.popen(cmd) }
 end
 for k = 1, math.min(jobs, #dirs) do start(k) end
 
@@ -67,8 +88,14 @@ for k = 1, #dirs do
   end
   pipe:close()
   if k + jobs <= #dirs then start(k + jobs) end
+  local file = io.open(runs[k].mark)
+  local last = file and file:read("*a") or ""
+  if file then file:close() end
+  os.remove(runs[k].mark)
   if not p then
-    print(string.format("%s: no result (the suite crashed or ran no test)", dir))
+    -- a status past 128 is a signal's (the shell's 128 + N: 139 is SIGSEGV)
+    print(string.format("%s: no result (the suite crashed or ran no test; exit status %s%s)", dir,
+                        tostring(status), last ~= "" and ", in " .. last or ""))
     all_ok, failed = false, failed + 1
   else
     passed, failed = passed + p, failed + f
