@@ -6,7 +6,7 @@
  * elsewhere; from 64 bytes without a hit, memchr (vectorised and unrolled
  * in glibc) takes the long gaps. */
 #include <string.h>
-#include "kernels.h"
+#include "kernels/kernels.h"
 #ifdef AVXBUF_X86
 #include <emmintrin.h>
 #endif
