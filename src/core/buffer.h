@@ -1,7 +1,7 @@
 /* The buffer and its rules, without Lua: growth and compaction, consuming
  * from the front, the length, the generation, and the reads the iterators
- * step by (a line, a plain search). The Lua binding (src/l*.c) and the FFI
- * path's entries (src/lluajit.c, which lua/avxbuf/ffi.lua calls) both call
+ * step by (a line, a plain search). The Lua binding (src/lua/l*.c) and the FFI
+ * path's entries (src/luajit/lluajit.c, which lua/avxbuf/ffi.lua calls) both call
  * these: a rule is written here once. */
 #ifndef AVXBUF_BUFFER_H
 #define AVXBUF_BUFFER_H
@@ -24,7 +24,7 @@
  * allocator, so that growth can move it and free() can return it at once.
  * lua/avxbuf/ffi.lua declares the first five fields (len and cap as
  * int64_t, the same layout only where size_t has 64 bits; it checks the
- * offsets src/lluajit.c gives it) and reads them; it writes gen by one step
+ * offsets src/luajit/lluajit.c gives it) and reads them; it writes gen by one step
  * after each move it asks C for (buffer_wrote's rule), and len and gen in
  * put's commit (buffer_setlen's rule: docs/luajit.md says why there).
  *
@@ -46,7 +46,7 @@ typedef struct buffer {
   struct lmodule *module;   /* whose plan copy, zero and fill use; NULL once collected */
 } buffer;
 
-/* What growth tells its owner (the module record: src/lmodule.h). */
+/* What growth tells its owner (the module record: src/lua/lmodule.h). */
 typedef struct buffer_stats {
   size_t unpaced;       /* block bytes allocated since the collector was last told */
   size_t held;          /* bytes in buffers' blocks now */

@@ -1,4 +1,4 @@
-/* The chains of src/clock.h, each one asm block: no compiler may shorten a
+/* The chains of src/core/clock.h, each one asm block: no compiler may shorten a
  * chain, vectorise it or keep its counter in memory, at any optimisation
  * level (a probe that ran wide code would change the licence it measures;
  * make audit checks the compiled loops: tools/audit.lua, rule "probe"). */

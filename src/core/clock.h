@@ -6,7 +6,7 @@
  * Agner Fog's instruction tables) is the self-check: where the two
  * disagree, the core is not running them at their latency (an emulator,
  * another microarchitecture) and the reading is not to be trusted. No
- * decisions here: src/lmeasure.c reads the chains, lua/avxbuf/licence.lua
+ * decisions here: src/measure/lmeasure.c reads the chains, lua/avxbuf/licence.lua
  * says what readings mean. */
 #ifndef AVXBUF_CLOCK_H
 #define AVXBUF_CLOCK_H
@@ -25,7 +25,7 @@ static inline double avxbuf_now(void)
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The instructions of one round of each chain (src/clock.c), and the
+/* The instructions of one round of each chain (src/core/clock.c), and the
  * cycles each imul of its chain takes. */
 #define AVXBUF_CHAIN_UNROLL 16
 #define AVXBUF_IMUL_CYCLES 3

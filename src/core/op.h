@@ -6,7 +6,7 @@
 typedef enum avxbuf_op { OP_COPY, OP_ZERO, OP_FILL, OP_FIND, OP_COUNT } avxbuf_op;
 
 /* "copy", "zero", "fill", "find", then NULL (as luaL_checkoption takes a
- * list); in src/dispatch.c. */
+ * list); in src/core/dispatch.c. */
 extern const char *const avxbuf_op_names[OP_COUNT + 1];
 
 #endif

@@ -1,5 +1,5 @@
 /* The collection the collector-torture build runs at each of its points
- * (src/gcpoints.h). Every module whose C code calls the Lua API links it:
+ * (src/lua/gcpoints.h). Every module whose C code calls the Lua API links it:
  * avxbuf.so and avxbuf/counters.so, each with its own copy. */
 #include "lua/luaapi.h"
 

@@ -9,7 +9,7 @@
  * a pointer or length kept across such a call shows under ASan. In any
  * other build only avxbuf_gcpoint, as a no-op.
  *
- * It wraps the API of lua.h and lauxlib.h alone: src/luaapi.h includes it
+ * It wraps the API of lua.h and lauxlib.h alone: src/lua/luaapi.h includes it
  * before compat.h, whose shims then call the wrapped functions. */
 #ifndef AVXBUF_GCPOINTS_H
 #define AVXBUF_GCPOINTS_H

@@ -42,7 +42,7 @@ static inline int avxbuf_in_range(lua_Integer i, lua_Integer n, size_t len)
 /* copy's range rule: n bytes (unless n_given, the rest of the source from
  * si) from index si of slen bytes to index di of dlen bytes; the count, or
  * -1 when either range is not within its bytes. l_copy's fast tier and the
- * FFI path (src/lluajit.c) ask it; copy_checked says what is wrong. */
+ * FFI path (src/luajit/lluajit.c) ask it; copy_checked says what is wrong. */
 static inline lua_Integer avxbuf_copy_count(lua_Integer di, size_t dlen, lua_Integer si, size_t slen, int n_given,
                                             lua_Integer n)
 {
@@ -61,7 +61,7 @@ static inline lua_Integer avxbuf_fill_count(lua_Integer c, lua_Integer i, size_t
 size_t avxbuf_sub_start(lua_Integer i, size_t len);
 /* Where an iteration from init starts (init 1 unless given), as a 0-based
  * offset into len bytes: lines' and split's rule, for their C functions and
- * the FFI path's entry alike (src/lluajit.c). */
+ * the FFI path's entry alike (src/luajit/lluajit.c). */
 size_t avxbuf_start_offset(int given, lua_Integer init, size_t len);
 /* [*start, *start + count) for string.sub-style arguments i (default 1) and
  * j (default -1, or i itself as string.byte has it). */

@@ -12,7 +12,7 @@ extern const luaL_Reg avxbuf_cpu_funcs[];        /* lcpu.c */
 extern const luaL_Reg avxbuf_inspect_funcs[], avxbuf_inspect_methods[], avxbuf_inspect_meta[];   /* linspect.c */
 extern const luaL_Reg avxbuf_pack_methods[];     /* lpack.c */
 
-/* lpack.c, for LuaJIT's FFI path (src/lluajit.c): buf:pack(fmt, v...)
+/* lpack.c, for LuaJIT's FFI path (src/luajit/lluajit.c): buf:pack(fmt, v...)
  * appending, with the values as ffi.lua staged them (a string's bytes and
  * length, or a number when s is NULL); the index after the last byte
  * written, or 0, with nothing written, where the C function must pack or

@@ -17,14 +17,14 @@
 typedef struct lmodule {
   avxbuf_api api;       /* first: the C API's table is the record */
   avxbuf_state state;   /* the knobs and the plan made from them */
-  buffer_stats stats;   /* what growth counted (src/buffer.h) */
+  buffer_stats stats;   /* what growth counted (src/core/buffer.h) */
   size_t held_paced;    /* stats.held, after the collector was last told */
   lua_Alloc alloc;      /* the state's allocator when the module was made, for */
   void *alloc_ud;       /* growth where there is no state (the FFI path) */
   size_t refs;
   struct avxbuf_pk_cache *packs;   /* lpack.c's compiled formats: their own block, */
                                    /* made and freed with the record (packfmt.h) */
-  void *stage;          /* the FFI path's stage (src/lluajit.c), made at its install */
+  void *stage;          /* the FFI path's stage (src/luajit/lluajit.c), made at its install */
   size_t stage_size;    /* and freed with the record; NULL elsewhere */
 } lmodule;
 
@@ -45,7 +45,7 @@ void avxbuf_module_unref(lua_State *L, lmodule *m);
 /* Upvalue 2 of the buffer functions: the buffer metatable. */
 #define METATABLE lua_upvalueindex(2)
 
-/* Buffers (src/buffer.h): the rule every function of the binding keeps: anything that can allocate
+/* Buffers (src/core/buffer.h): the rule every function of the binding keeps: anything that can allocate
  * Lua memory (a userdata, a string, a number turned into a string, a
  * luaL_Buffer growing, avxbuf_pace) can run the collector, and so any
  * finalizer, which can free, resize or append to any buffer. No data

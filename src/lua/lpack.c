@@ -1,5 +1,5 @@
 /* Typed access: buf:pack([i,] fmt, v...) and buf:unpack([i,] fmt), with the
- * format language of string.pack (src/packfmt.c) and its results byte for
+ * format language of string.pack (src/core/packfmt.c) and its results byte for
  * byte and value for value, on every Lua version (5.1, 5.2 and LuaJIT have
  * no string.pack). A pack is checked whole, values and room, before it
  * writes; an unpack never reads past the buffer. */

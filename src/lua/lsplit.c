@@ -26,7 +26,7 @@ static void push_iterator(lua_State *L, lua_CFunction step, size_t off, int extr
   lua_pushcclosure(L, step, 3 + extra);
 }
 
-/* The start offset of an iteration from argument arg (src/largs.c). */
+/* The start offset of an iteration from argument arg (src/lua/largs.c). */
 static size_t start_offset(lua_State *L, int arg, size_t len)
 {
   int given = !lua_isnoneornil(L, arg);

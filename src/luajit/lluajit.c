@@ -1,4 +1,4 @@
-/* LuaJIT: hands the module to avxbuf.ffi (compiled in: src/lembed.c) with
+/* LuaJIT: hands the module to avxbuf.ffi (compiled in: src/lua/lembed.c) with
  * the entry points it calls through the FFI, in code the JIT compiles, and
  * what it needs to recognise a buffer. Anything missing (no FFI, a layout
  * it does not recognise) leaves the C functions in place. */
@@ -25,7 +25,7 @@
 
 /* copy and fill (zero: byte 0) for the FFI path, every form, from the
  * arguments as given: l_copy's and fill's rules (avxbuf_copy_count,
- * avxbuf_fill_count: src/largs.h) on the buffers as they are now (nothing
+ * avxbuf_fill_count: src/lua/largs.h) on the buffers as they are now (nothing
  * runs in here), and the move with the kernel the plan picks. ffi.lua
  * passes a defaulted source or start index as AVXBUF_FIRST (exported as
  * `first`) and an absent n as FFI_ABSENT (`absent`: no number it passes as
@@ -180,7 +180,7 @@ static int ffi_byte(const buffer *b, int64_t at)
 }
 
 /* pack(fmt, v...) of the count values ffi.lua staged in st under stamp
- * (as ffi_put), appended to b: src/lpack.c's avxbuf_pack_staged, the
+ * (as ffi_put), appended to b: src/lua/lpack.c's avxbuf_pack_staged, the
  * index after the last byte written, or 0, with nothing written. */
 static double ffi_pack(buffer *b, ffi_stage *st, int32_t stamp, const char *fmt, size_t len, int count)
 {
@@ -224,7 +224,7 @@ static int ffi_put(buffer *b, ffi_stage *st, int32_t stamp, int count)
 }
 
 /* From init (AVXBUF_FIRST unless given; string.sub's start rule, as
- * plain_find in src/lmatch.c) in b: -2 when the generation changed (or b
+ * plain_find in src/lua/lmatch.c) in b: -2 when the generation changed (or b
  * was brought back after __gc), -1 when that is past the end; else
  * 2 * e + found, where
  * e is the offset of the first occurrence of needle (m >= 1 bytes), found
@@ -281,7 +281,7 @@ static int ffi_split(const buffer *b, uint32_t gen, size_t off, const unsigned c
 /* The line of b from offset off, staged: -2 when it does not fit the
  * stage or st is not b's module's (the C iterator goes on), -1 when off
  * is at or past the end; else 2 * n + newline, for n bytes up to a
- * newline (newline 1) or the end (0): src/lsplit.c's line_range. */
+ * newline (newline 1) or the end (0): src/lua/lsplit.c's line_range. */
 static double ffi_line(const buffer *b, ffi_stage *st, size_t off)
 {
   if (!stage_ok(b, st)) return -2;
@@ -294,7 +294,7 @@ static double ffi_line(const buffer *b, ffi_stage *st, size_t off)
 }
 
 /* Where lines(init) and split(sep, init) start in b as it is now (init
- * 1 unless given): C's rule (src/largs.c), as a 0-based offset. No
+ * 1 unless given): C's rule (src/lua/largs.c), as a 0-based offset. No
  * generation: the offset is a number, which nothing can make stale. */
 static double ffi_start(const buffer *b, int given, int64_t init)
 {
@@ -302,7 +302,7 @@ static double ffi_start(const buffer *b, int given, int64_t init)
 }
 
 /* get(n) (n absent unless given): the bytes it takes of b by C's rule
- * (src/lbuffer.c), staged, and their count; -1 when n is refused (the C
+ * (src/lua/lbuffer.c), staged, and their count; -1 when n is refused (the C
  * function raises), -2 when they do not fit the stage or st is not b's
  * module's. Nothing is consumed: ffi.lua does, once its string exists. */
 static int ffi_get(const buffer *b, ffi_stage *st, int given, int64_t n)
@@ -414,7 +414,7 @@ static void push_entries(lua_State *L, ffi_stage *st)
   lua_setfield(L, -2, "layout");
 }
 
-/* The stage, made once per module record (freed with it: src/lmodule.c);
+/* The stage, made once per module record (freed with it: src/lua/lmodule.c);
  * NULL when memory ran out, and then no FFI path. */
 static ffi_stage *make_stage(lmodule *m)
 {

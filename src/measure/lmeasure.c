@@ -1,5 +1,5 @@
 /* Measuring from C: kernels timed for avxbuf.tune (lua/avxbuf/tune.lua),
- * and the core clock (src/clock.h), alone or right after a burst of a
+ * and the core clock (src/core/clock.h), alone or right after a burst of a
  * kernel, for avxbuf.licence (lua/avxbuf/licence.lua). At small sizes a
  * call from Lua costs more than the kernel and hides the differences
  * between kernels (docs/benchmarks.md, "Kernels from C"), so a crossover is
