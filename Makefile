@@ -28,26 +28,32 @@ WARN = -std=c11 -Wall -Wextra -Wno-psabi
 # (kernels.h): a kernel's loop then sits in the same fetch and decoded-uop
 # cache lines whatever the code around it, as glibc's string functions' do
 # (docs/kernels.md). The LuaRocks build, which cannot take flags, goes
-# without both.
+# without both. Every include of ours is written from src/ ("core/cpu.h",
+# "lua/lmodule.h"): -Isrc here, incdirs in the rockspecs.
 AVXBUF_CFLAGS = $(WARN) -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden -fno-plt -falign-loops=64 \
-	-Werror=implicit-function-declaration $(LUA_INC) $(SAN)
+	-Werror=implicit-function-declaration -Isrc $(LUA_INC) $(SAN)
 EMUL_CFLAGS = -DAVXBUF_EMULATE_AVX512 -DAVXBUF_CHECK_ALIGNMENT
 LDFLAGS_SO = -shared -pthread $(SAN)
 
-# The module's sources, the one list: the binding (src/l*.c and gcpoints.c,
-# the torture build's collections) and the core it binds. The rockspecs list them for LuaRocks' builtin build; `make lint`
-# checks that they agree (tools/same_rockspecs.lua).
-SRC = src/lavxbuf.c src/lmodule.c src/gcpoints.c src/largs.c src/lbuffer.c src/linspect.c src/lpack.c src/packfmt.c \
-	src/lmatch.c src/match.c src/lio.c src/lformat.c src/lsplit.c src/lsettings.c src/lcpu.c src/lmeasure.c \
-	src/lcapi.c src/lluajit.c src/lembed.c \
-	src/cpu.c src/policy.c src/settings.c src/dispatch.c src/clock.c src/buffer.c \
+# The module's sources, the one list, by folder (README, "Where things
+# live"): the binding (src/lua/, with gcpoints.c, the torture build's
+# collections; src/luajit/, src/measure/) and the Lua-free core it binds
+# (src/core/, src/kernels/). The rockspecs list them for LuaRocks' builtin
+# build; `make lint` checks that they agree (tools/same_rockspecs.lua).
+SRC = src/lua/lavxbuf.c src/lua/lmodule.c src/lua/gcpoints.c src/lua/largs.c src/lua/lbuffer.c src/lua/linspect.c \
+	src/lua/lpack.c src/core/packfmt.c src/lua/lmatch.c src/core/match.c src/lua/lio.c src/lua/lformat.c \
+	src/lua/lsplit.c src/lua/lsettings.c src/lua/lcpu.c src/measure/lmeasure.c \
+	src/lua/lcapi.c src/luajit/lluajit.c src/lua/lembed.c \
+	src/core/cpu.c src/core/policy.c src/core/settings.c src/core/dispatch.c src/core/clock.c src/core/buffer.c \
 	src/kernels/sse2.c src/kernels/avx.c src/kernels/avx2.c src/kernels/avx512.c src/kernels/erms.c \
 	src/kernels/libc.c src/kernels/twoway.c src/kernels/offsets.c src/kernels/registry.c
-BINDING_SRC = $(filter src/l%.c src/gcpoints.c,$(SRC))
-CORE_SRC = $(filter-out $(BINDING_SRC),$(SRC))
-HDR = $(wildcard src/*.h src/kernels/*.h include/*.h)
+CORE_SRC = $(filter src/core/% src/kernels/%,$(SRC))
+# avxbuf.counters, a module of its own (it links gcpoints.o too).
+COUNTERS_SRC = src/counters/counters.c
+HDR = $(wildcard src/*/*.h include/*.h)
 NATIVE_OBJ = $(SRC:src/%.c=$(BUILD)/obj/%.o)
 EMUL_OBJ = $(SRC:src/%.c=$(BUILD)/emul/obj/%.o)
+COUNTERS_OBJ = $(COUNTERS_SRC:src/%.c=$(BUILD)/obj/%.o)
 NATIVE = $(BUILD)/avxbuf.so $(BUILD)/avxbuf/counters.so
 MODULES = $(NATIVE) $(BUILD)/emul/avxbuf.so $(BUILD)/emul/avxbuf/counters.so
 
@@ -75,9 +81,9 @@ $(BUILD)/emul/obj/%.o: src/%.c $(HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(AVXBUF_CFLAGS) $(EMUL_CFLAGS) -c $< -o $@
 
-# The Lua code compiled into the module (src/lembed.c: .incbin).
+# The Lua code compiled into the module (src/lua/lembed.c: .incbin).
 EMBEDDED_LUA = lua/avxbuf/ffi.lua lua/avxbuf/ffi_format.lua lua/avxbuf/tune.lua lua/avxbuf/stats.lua lua/avxbuf/licence.lua
-$(BUILD)/obj/lembed.o $(BUILD)/emul/obj/lembed.o: $(EMBEDDED_LUA)
+$(BUILD)/obj/lua/lembed.o $(BUILD)/emul/obj/lua/lembed.o: $(EMBEDDED_LUA)
 
 $(BUILD)/avxbuf.so: $(NATIVE_OBJ)
 	$(CC) $(LDFLAGS_SO) -o $@ $^
@@ -89,7 +95,7 @@ $(BUILD)/emul/avxbuf.so: $(EMUL_OBJ)
 # flavour's directory gets a copy so that it is complete on its own. It
 # calls the Lua API too, so the torture build's collections (gcpoints.o,
 # empty in any other build) are linked in.
-$(BUILD)/avxbuf/counters.so $(BUILD)/emul/avxbuf/counters.so: $(BUILD)/obj/counters.o $(BUILD)/obj/gcpoints.o
+$(BUILD)/avxbuf/counters.so $(BUILD)/emul/avxbuf/counters.so: $(COUNTERS_OBJ) $(BUILD)/obj/lua/gcpoints.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SO) -o $@ $^
 
@@ -97,7 +103,7 @@ $(BUILD)/avxbuf/counters.so $(BUILD)/emul/avxbuf/counters.so: $(BUILD)/obj/count
 # registers them as luaL_requiref does (spec/runner.c; for every LUA) and
 # runs the suite.
 static: $(BUILD)/static/libavxbuf.a $(BUILD)/static/host $(BUILD)/static/capi.so
-$(BUILD)/static/libavxbuf.a: $(NATIVE_OBJ) $(BUILD)/obj/counters.o
+$(BUILD)/static/libavxbuf.a: $(NATIVE_OBJ) $(COUNTERS_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 $(BUILD)/static/host: spec/runner.c $(BUILD)/static/libavxbuf.a
@@ -131,7 +137,7 @@ $(BUILD)/two_states: spec/two_states.c spec/harness.h
 	$(CC) $(CFLAGS) $(WARN) $(LUA_INC) -Isrc -o $@ $< $(LUA_LIB) -ldl
 
 # A host whose allocator fails on demand, for spec/oom_spec.lua.
-$(BUILD)/oom_host: spec/oom_host.c src/luaapi.h src/gcpoints.h src/compat.h
+$(BUILD)/oom_host: spec/oom_host.c src/lua/luaapi.h src/lua/gcpoints.h src/lua/compat.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WARN) $(LUA_INC) -Isrc -o $@ $< $(LUA_LIB) -ldl
 
@@ -145,7 +151,7 @@ deps:
 # not find lua.h (`make LUA=lua5.3` on a fresh machine), as `make test`
 # installs what it needs; where it is found (any LUA_INC: the sanitizer and
 # the foreign builds set theirs) nothing is installed.
-LUA_BUILT = $(NATIVE_OBJ) $(EMUL_OBJ) $(BUILD)/obj/counters.o $(SPEC_BUILDS) $(BUILD)/static/host \
+LUA_BUILT = $(NATIVE_OBJ) $(EMUL_OBJ) $(COUNTERS_OBJ) $(SPEC_BUILDS) $(BUILD)/static/host \
 	$(BUILD)/static/capi.so $(BUILD)/bench/noop.so
 $(LUA_BUILT): | lua-headers
 lua-headers:
@@ -301,7 +307,7 @@ sanitize: deps-hardening
 	@$(MAKE) --no-print-directory suite BUILD=build/asan SAN="$(SANITIZE)"
 	$(ASAN_RUN) $(LUA) spec/run.lua build/asan build/asan/emul
 
-# The collector-torture build (src/gcpoints.h), under ASan: wherever the
+# The collector-torture build (src/lua/gcpoints.h), under ASan: wherever the
 # binding may run the collector it runs a full collection, so a finalizer
 # that frees, resizes or appends to a buffer (spec/gc_spec.lua arms them)
 # runs at every such point: the specs of the binding's own functions (the
@@ -354,13 +360,13 @@ build/fuzz/kernels_emul: fuzz/fuzz_kernels.c $(CORE_SRC) $(HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(EMUL_CFLAGS) -o $@ fuzz/fuzz_kernels.c $(CORE_SRC) -lpthread
 
-build/fuzz/options: fuzz/fuzz_options.c src/settings.c $(HDR)
+build/fuzz/options: fuzz/fuzz_options.c src/core/settings.c $(HDR)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_options.c src/settings.c
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_options.c src/core/settings.c
 
-build/fuzz/decide: fuzz/fuzz_decide.c src/cpu.c src/policy.c $(HDR)
+build/fuzz/decide: fuzz/fuzz_decide.c src/core/cpu.c src/core/policy.c $(HDR)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_decide.c src/cpu.c src/policy.c -lpthread
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_decide.c src/core/cpu.c src/core/policy.c -lpthread
 
 # The whole module in a Lua 5.4 state (Lua itself uninstrumented).
 build/fuzz/pack: fuzz/fuzz_pack.c $(SRC) $(HDR)
@@ -477,7 +483,8 @@ audit: deps
 
 # luacheck (.luacheckrc) on the Lua code, cppcheck on the C code; the
 # source list against the rockspecs; no include or redefinition cycle in
-# src/, in the normal and the torture build (the audit and test-gc, which
+# src/, and nothing of src/core/ or src/kernels/ including the Lua binding's
+# folders, in the normal and the torture build (the audit and test-gc, which
 # build, check the symbols too).
 lint:
 	@tools/deps.sh lint

@@ -34,30 +34,30 @@ build = {
             "pthread"
          },
          sources = {
-            "src/lavxbuf.c",
-            "src/lmodule.c",
-            "src/gcpoints.c",
-            "src/largs.c",
-            "src/lbuffer.c",
-            "src/linspect.c",
-            "src/lpack.c",
-            "src/packfmt.c",
-            "src/lmatch.c",
-            "src/match.c",
-            "src/lio.c",
-            "src/lformat.c",
-            "src/lsplit.c",
-            "src/lsettings.c",
-            "src/lcpu.c",
-            "src/lmeasure.c",
-            "src/lcapi.c",
-            "src/lluajit.c",
-            "src/lembed.c",
-            "src/cpu.c",
-            "src/policy.c",
-            "src/settings.c",
-            "src/dispatch.c",
-            "src/clock.c", "src/buffer.c",
+            "src/lua/lavxbuf.c",
+            "src/lua/lmodule.c",
+            "src/lua/gcpoints.c",
+            "src/lua/largs.c",
+            "src/lua/lbuffer.c",
+            "src/lua/linspect.c",
+            "src/lua/lpack.c",
+            "src/core/packfmt.c",
+            "src/lua/lmatch.c",
+            "src/core/match.c",
+            "src/lua/lio.c",
+            "src/lua/lformat.c",
+            "src/lua/lsplit.c",
+            "src/lua/lsettings.c",
+            "src/lua/lcpu.c",
+            "src/measure/lmeasure.c",
+            "src/lua/lcapi.c",
+            "src/luajit/lluajit.c",
+            "src/lua/lembed.c",
+            "src/core/cpu.c",
+            "src/core/policy.c",
+            "src/core/settings.c",
+            "src/core/dispatch.c",
+            "src/core/clock.c", "src/core/buffer.c",
             "src/kernels/sse2.c",
             "src/kernels/avx.c",
             "src/kernels/avx2.c",
@@ -70,8 +70,11 @@ build = {
          }
       },
       ["avxbuf.counters"] = {
+         incdirs = {
+            "src"
+         },
          sources = {
-            "src/counters.c"
+            "src/counters/counters.c"
          }
       },
       ["avxbuf.events"] = "lua/avxbuf/events.lua"

@@ -31,8 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dispatch.h"
-#include "op.h"
+#include "core/dispatch.h"
+#include "core/op.h"
 #include "timing.h"
 
 typedef struct timed {

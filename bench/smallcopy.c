@@ -1,11 +1,11 @@
-/* Small copies through an entry shaped like the FFI path's (src/lluajit.c):
+/* Small copies through an entry shaped like the FFI path's (src/luajit/lluajit.c):
  * a function called through a pointer that checks its arguments and moves
  * n bytes with avxbuf_copy and the plan of a module record on the heap, or
  * with memcpy; 1..64 bytes, timed from C (issue 45).
  *
  * Built as csweep is (no Makefile rule of its own):
  *   cc -O2 -g -fPIC -fno-plt -falign-loops=64 -Isrc -o build/bench/smallcopy bench/smallcopy.c \
- *     build/obj/{cpu,policy,settings,dispatch,clock,buffer}.o build/obj/kernels/[a-z]*.o -lpthread
+ *     build/obj/core/{cpu,policy,settings,dispatch,clock,buffer}.o build/obj/kernels/[a-z]*.o -lpthread
  *
  *   build/bench/smallcopy [--sizes LO:HI] [--rounds R] [--reps N] [--delta D]
  *                         [--sweep-delta N] [--src fixed|moving] [--readback|--compare]
@@ -26,11 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dispatch.h"
+#include "core/dispatch.h"
 #include "timing.h"
 
 /* What the entries see: a module record with the plan inside, and a buffer
- * that points at it, as lmodule and buffer (src/lmodule.h, src/buffer.h). */
+ * that points at it, as lmodule and buffer (src/lua/lmodule.h, src/core/buffer.h). */
 typedef struct record { char api[64]; avxbuf_state state; } record;
 typedef struct buf { size_t len, cap; unsigned char *data; record *module; uint32_t gen; } buf;
 

@@ -1,12 +1,12 @@
 /* What the C benchmarks (csweep.c, smallcopy.c) time with: the monotonic
- * clock in seconds (src/clock.h's avxbuf_now, as avxbuf.measure), and the
+ * clock in seconds (src/core/clock.h's avxbuf_now, as avxbuf.measure), and the
  * median of n samples (sorted in place). */
 #ifndef AVXBUF_BENCH_TIMING_H
 #define AVXBUF_BENCH_TIMING_H
 
 #include <stdlib.h>
 
-#include "clock.h"
+#include "core/clock.h"
 
 static int cmp_double(const void *a, const void *b)
 {

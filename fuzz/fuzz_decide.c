@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "policy.h"
+#include "core/policy.h"
 
 static const char *const vendors[] = { "GenuineIntel", "AuthenticAMD", "HygonGenuine", "" };
 

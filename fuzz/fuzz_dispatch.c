@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dispatch.h"
+#include "core/dispatch.h"
 
 #define MAX_N (16 * 1024 + 256)   /* past the largest threshold below, 127 x 128 */
 #define GUARD 64

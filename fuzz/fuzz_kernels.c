@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dispatch.h"
+#include "core/dispatch.h"
 
 #define MAX_N (16 * 1024)   /* above every threshold the harness sets */
 #define ARENA (2 * MAX_N + 4 * 1024)

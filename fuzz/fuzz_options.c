@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "settings.h"
+#include "core/settings.h"
 
 static void warn(void *ud, const char *message)
 {

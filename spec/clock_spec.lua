@@ -1,4 +1,4 @@
--- The clock probe (src/clock.c, avxbuf.coreclock, avxbuf.measure_clock)
+-- The clock probe (src/core/clock.c, avxbuf.coreclock, avxbuf.measure_clock)
 -- and the licence verdict (lua/avxbuf/licence.lua's decide): the verdict
 -- on synthetic readings whose truth is known, and the probe on this
 -- machine (its two chains agree; identical states read alike).

@@ -217,7 +217,7 @@ function TestCounters.test_msr_checks_its_numbers()
 end
 
 -- The collector-torture build (make test-gc) wraps counters' Lua API calls
--- as it does the binding's (src/luaapi.h): one open that fails on its first
+-- as it does the binding's (src/lua/luaapi.h): one open that fails on its first
 -- name has collected, by then, what was garbage before it.
 function TestCounters.test_torture_build_collects_in_counters_too()
   if not h.TORTURE then lu.skip("the collector-torture build only") end

@@ -52,7 +52,7 @@ end
 
 -- A doubling that would take the block past glibc's largest dynamic mmap
 -- threshold (4 MiB per byte of a long) stops 64 KiB below it when the need
--- fits, so that glibc can reuse the block (src/lbuffer.c); past it, growth
+-- fits, so that glibc can reuse the block (src/lua/lbuffer.c); past it, growth
 -- doubles again.
 function TestGrowth.test_a_doubling_stops_below_the_mmap_threshold_when_the_need_fits()
   if h.LIGHT or h.QEMU or os.getenv("AVXBUF_SPEC_SANITIZED") then lu.skip("allocates 64 MiB") end

@@ -3,7 +3,7 @@
 #ifndef AVXBUF_HARNESS_H
 #define AVXBUF_HARNESS_H
 
-#include "luaapi.h"
+#include "lua/luaapi.h"
 #include "lualib.h"
 
 static lua_State *open_state(const char *dir)

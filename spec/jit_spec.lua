@@ -106,7 +106,7 @@ assert(b:tostring() == table.concat(want), "the pieces since the last resize")
   lu.assertTrue(side < 8, side .. " side traces")
 end
 
--- put grows a buffer in the compiled path (src/lluajit.c's ffi_grow, C's
+-- put grows a buffer in the compiled path (src/luajit/lluajit.c's ffi_grow, C's
 -- growth rule), and #buf is a load: neither calls a C function through
 -- the Lua API (a stitch, or the end of a trace).
 function TestJit.test_growth_and_length_stay_compiled()
@@ -364,7 +364,7 @@ function TestJit.test_compiled_reads_give_what_the_string_library_gives()
   end
 end
 
--- Reads of sizes around the FFI path's stage (4096 bytes, src/lluajit.c):
+-- Reads of sizes around the FFI path's stage (4096 bytes, src/luajit/lluajit.c):
 -- up to it C stages the bytes; past it the C function reads. Each form
 -- against the string library, in a loop the JIT compiles, on every Lua.
 function TestJit.test_reads_around_the_stage_size()

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "luaapi.h"
+#include "lua/luaapi.h"
 #include "lualib.h"
 
 static long countdown = -1;   /* -1: nothing fails */

@@ -114,11 +114,11 @@ end
 
 TestPolicy = {}
 
--- The rules src/policy.c defines (the names in its rules[] table), read from
+-- The rules src/core/policy.c defines (the names in its rules[] table), read from
 -- the source rather than from decide().
 local function rules_in_policy_c()
-  local f = assert(io.open("src/policy.c", "rb"))
-  local table_text = assert(f:read("*a"):match("\n} rules%[%] = (%b{});"), "no rules[] in src/policy.c")
+  local f = assert(io.open("src/core/policy.c", "rb"))
+  local table_text = assert(f:read("*a"):match("\n} rules%[%] = (%b{});"), "no rules[] in src/core/policy.c")
   f:close()
   local names = {}
   for name in table_text:gmatch('%[R_[%w_]+%] = { [^"]*"([^"]+)"') do names[name] = true end

@@ -28,7 +28,7 @@
 --              (AVXBUF_KERNEL_ALIGN, src/kernels/kernels.h).
 --   agree      the widest register a kernel touches is its vector_bits, and
 --              it streams exactly when kernels() says so.
---   probe      the clock probe's chains (src/clock.c: avxbuf_chain_add and
+--   probe      the clock probe's chains (src/core/clock.c: avxbuf_chain_add and
 --              avxbuf_chain_imul) are in the module, touch no vector
 --              register, and each one's loop (from its one backward
 --              branch's target to that branch) holds 16 of its instruction,

@@ -1,6 +1,12 @@
--- The files of src/ form layers: no cycle among the headers and sources,
--- and (with --objects) no cycle among the objects through the symbols one
--- defines and another uses. Prints the first cycle found.
+-- The files of src/ (every subfolder) form layers: no cycle among the
+-- headers and sources, and (with --objects) no cycle among the objects
+-- through the symbols one defines and another uses. Prints the first cycle
+-- found. And the folders are the layers: nothing under core/ or kernels/
+-- (the Lua-free code) includes anything under lua/, luajit/, measure/ or
+-- counters/ (the code that calls Lua).
+--
+-- An include "file" resolves as the compiler's does under -ISRCDIR: against
+-- the including file's folder when the file is there, else against SRCDIR.
 --
 -- A file depends on what it includes, and on a header that redefines
 -- (#undef, then #define) a name the file uses: what the file's code calls
@@ -10,15 +16,18 @@
 -- is read both ways. `make lint` checks the normal and the collector-torture
 -- configuration (-U and -D AVXBUF_GC_TORTURE).
 --   lua5.4 tools/layers.lua [-D NAME]... [-U NAME]... [--objects DIR] SRCDIR
---   lua5.4 tools/layers.lua --planted    (its own test: a planted cycle of each kind is found)
+--   lua5.4 tools/layers.lua --planted    (its own test: a planted cycle of each kind, and a
+--                                          core file that includes the binding, are found)
 local argparse = require "argparse"
 
-local parser = argparse("layers.lua", "Check that src/ has no include, redefinition or symbol cycle.")
+local parser = argparse("layers.lua", "Check that src/ has no include, redefinition or symbol cycle, "
+                        .. "and that core/ and kernels/ include nothing of the Lua binding.")
 parser:argument("src", "the source directory"):args("?")
 parser:option("-D --define", "a macro the configuration defines"):count("*")
 parser:option("-U --undefine", "a macro the configuration leaves undefined"):count("*")
 parser:option("--objects", "a build's object directory (build/obj): check the symbol graph too")
-parser:flag("--planted", "check that planted include, redefinition and symbol cycles are found")
+parser:flag("--planted", "check that planted include, redefinition and symbol cycles and a planted "
+            .. "core-includes-binding are found")
 local args = parser:parse()
 
 local function lines_of(cmd)
@@ -66,7 +75,10 @@ local function find_cycle(graph)
   end
 end
 
--- Includes: "file" resolved against the including file's directory.
+-- The folders: Lua-free code, and what may not be included from it.
+local LUA_FREE = { "core", "kernels" }
+local CALLS_LUA = { "lua", "luajit", "measure", "counters" }
+
 local function normalise(path)
   local parts = {}
   for p in path:gmatch("[^/]+") do
@@ -78,8 +90,10 @@ end
 
 -- --planted: this script on a directory where a.h and b.h include each
 -- other; where e.h, only when PLANTED is defined, includes f.h and redefines
--- a name f.h uses; and where a.o and b.o call each other. Each must be
--- reported, and e.h and f.h not when PLANTED is undefined.
+-- a name f.h uses; where a.o and b.o call each other; and where
+-- core/c.h includes "lua/l.h" (found through the top, as -Isrc finds it).
+-- Each must be reported, e.h and f.h not when PLANTED is undefined, and
+-- lua/l.h including core/c.h not at all.
 if args.planted then
   local dir = os.tmpname()
   os.remove(dir)
@@ -105,11 +119,20 @@ if args.planted then
   os.remove(dir .. "/e.h")
   os.remove(dir .. "/f.h")
   local symbols_caught = not passes("--objects " .. dir .. "/obj " .. dir)
+  os.execute("rm -rf " .. dir .. "/obj " .. dir .. "/a.c " .. dir .. "/b.c")
+  assert(os.execute("mkdir -p " .. dir .. "/core " .. dir .. "/lua"))
+  write("lua/l.h", '#include "core/c.h"\n')
+  write("core/c.h", "#define C 1\n")
+  local binding_over_core = passes(dir)
+  write("core/c.h", '#ifdef PLANTED\n#include "lua/l.h"\n#endif\n')
+  write("lua/l.h", "#define L 1\n")
+  local layer_caught = binding_over_core and not passes("-D PLANTED " .. dir) and passes("-U PLANTED " .. dir)
   os.execute("rm -rf " .. dir)
   local function said(caught) return caught and "found" or "MISSED" end
-  print(string.format("planted: include cycle %s, redefinition cycle %s (under its -D only), symbol cycle %s",
-                      said(includes_caught), said(redefinition_caught), said(symbols_caught)))
-  os.exit(includes_caught and redefinition_caught and symbols_caught and 0 or 1)
+  print(string.format("planted: include cycle %s, redefinition cycle %s (under its -D only), symbol cycle %s, "
+                      .. "core including the binding %s (under its -D only)", said(includes_caught),
+                      said(redefinition_caught), said(symbols_caught), said(layer_caught)))
+  os.exit(includes_caught and redefinition_caught and symbols_caught and layer_caught and 0 or 1)
 end
 if not args.src then parser:error("a source directory is needed") end
 
@@ -162,12 +185,27 @@ local function compiled_lines(f)
   return out
 end
 
--- The graph: f -> g where f includes g ("file" resolved against f's
--- directory), and f -> h where h is a header that redefines (#undef, then
+-- The graph: f -> g where f includes g (resolved as the compiler does: f's
+-- folder, then SRCDIR), and f -> h where h is a header that redefines (#undef, then
 -- #define) a name f's compiled code uses (a call through the name in parentheses, (name)(...),
 -- reaches the function and not the macro, and is not a use).
+local function exists(path)
+  local h = io.open(path)
+  if h then h:close() end
+  return h ~= nil
+end
+local top = normalise(args.src)
+local function folder_of(f)   -- the first folder under SRCDIR, or nil
+  local rel = f:sub(1, #top + 1) == top .. "/" and f:sub(#top + 2)
+  return rel and rel:match("^([^/]+)/")
+end
+local function among(name, list)
+  for _, x in ipairs(list) do if x == name then return true end end
+  return false
+end
 local graph, why, files = {}, {}, 0
 local redefines, uses = {}, {}
+local crossings = {}   -- "f includes g": a Lua-free file including the binding
 for _, f in ipairs(lines_of("find " .. args.src .. " -name '*.[ch]' | sort")) do
   f = normalise(f)
   files = files + 1
@@ -180,7 +218,11 @@ for _, f in ipairs(lines_of("find " .. args.src .. " -name '*.[ch]' | sort")) do
     local define = l:match("^%s*#%s*define%s+([%w_]+)")
     if inc then
       local g = normalise(dir .. "/" .. inc)
+      if not exists(g) then g = normalise(top .. "/" .. inc) end
       graph[f][g], why[f][g] = true, "includes"
+      if among(folder_of(f), LUA_FREE) and among(folder_of(g), CALLS_LUA) then
+        crossings[#crossings + 1] = f .. " includes " .. g
+      end
     elseif undef then
       undone[undef] = true
     else
@@ -203,6 +245,11 @@ for h, names in pairs(redefines) do
     end
   end
 end
+if #crossings > 0 then
+  io.stderr:write(string.format("%s/ must not include %s/: %s\n", table.concat(LUA_FREE, "/ and "),
+                                table.concat(CALLS_LUA, "/, "), table.concat(crossings, "; ")))
+  os.exit(1)
+end
 local cycle = find_cycle(graph)
 if cycle then
   local parts = { cycle[1] }
@@ -213,8 +260,10 @@ end
 local configuration = {}
 for _, name in ipairs(args.define) do configuration[#configuration + 1] = "-D " .. name end
 for _, name in ipairs(args.undefine) do configuration[#configuration + 1] = "-U " .. name end
-local report = string.format("%d files of %s%s: no include or redefinition cycle", files, args.src,
-                             #configuration > 0 and " (" .. table.concat(configuration, " ") .. ")" or "")
+local report = string.format("%d files of %s%s: no include or redefinition cycle, %s/ include no %s/",
+                             files, args.src,
+                             #configuration > 0 and " (" .. table.concat(configuration, " ") .. ")" or "",
+                             table.concat(LUA_FREE, "/ or "), table.concat(CALLS_LUA, "/, "))
 
 if args.objects then
   local defined, used, objects = {}, {}, lines_of("find " .. args.objects .. " -name '*.o' | sort")

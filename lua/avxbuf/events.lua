@@ -22,7 +22,7 @@ local LVL = {
 
 -- The licence events by the set avxbuf's policy names for a CPU
 -- (avxbuf.cpu().licence_events): the list of which models have which is
--- src/policy.c's table, not here.
+-- src/core/policy.c's table, not here.
 local THROTTLE = { ["core_power.throttle"] = 0x4028 }
 local SETS = { levels = { LVL }, ["levels,throttle"] = { LVL, THROTTLE } }
 

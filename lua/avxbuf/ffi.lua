@@ -1,24 +1,24 @@
 -- LuaJIT: the buffer's methods through the FFI, so that the JIT compiles
--- them. C owns the buffer and every rule (src/lluajit.c's entries, which
+-- them. C owns the buffer and every rule (src/luajit/lluajit.c's entries, which
 -- check, move and search); this file tests types and calls them: what an
 -- entry refuses (a wrong argument, a buffer that changed) goes to the C
 -- function, which does the work or raises the documented error. Loaded by
 -- the C module under LuaJIT only.
 local ffi = require "ffi"
 
--- The first fields of src/lmodule.h's buffer (len and cap as int64_t, so
+-- The first fields of src/core/buffer.h's buffer (len and cap as int64_t, so
 -- that comparisons with Lua numbers compile: the layout holds where size_t
 -- has 64 bits; gen, C's uint32_t, as int32_t: the same bytes and the same
 -- steps modulo 2^32, but an integer in a trace, where a uint32_t is a
 -- double converted each way at every step), checked against the C
 -- module's own offsets at load. Every other fact (the plan, the kernels,
--- the pick) stays in C, behind the entry points of src/lluajit.c.
+-- the pick) stays in C, behind the entry points of src/luajit/lluajit.c.
 if not pcall(ffi.typeof, "avxbuf_buffer") then
   ffi.cdef [[
     typedef struct { uintptr_t cookie; int64_t len; unsigned char *data; int64_t cap; int32_t gen; } avxbuf_buffer;
   ]]
 end
--- The stage (src/lluajit.c's ffi_stage, checked against C's offsets and
+-- The stage (src/luajit/lluajit.c's ffi_stage, checked against C's offsets and
 -- size at load): its stamp, put's 64 pieces, pack's 64 values and a
 -- read's 4096 bytes. The bounds are literals, and every pointer into the
 -- stage is made from st itself (st.bytes): a bound or a pointer in an
@@ -58,7 +58,7 @@ local function index(i) return type(i) == "number" and tobit(i) == i end
 -- this is iterated by C's iterators.
 local LONGEST = 2 ^ 31 - 1
 
--- No pointer or length survives an allocation (src/lmodule.h): run by the
+-- No pointer or length survives an allocation (src/lua/lmodule.h): run by the
 -- interpreter, every cdata made here (a pointer, a boxed 64-bit length)
 -- can run the collector, and a finalizer can free, resize or append to any
 -- buffer. Compiled, a trace exit can run finalizers too (lj_trace_exit),
@@ -120,7 +120,7 @@ return function(avxbuf, c)
   -- string read from the other's, or from nil: a crash in ffi.string).
   local st = cast("avxbuf_stage *", c.stage)
 
-  -- src/lmodule.h's testbuffer: the metatable is only a filter (anything can
+  -- src/lua/lmodule.h's testbuffer: the metatable is only a filter (anything can
   -- be given it with debug.setmetatable); the cookie, which only avxbuf
   -- writes, is the proof. nil for anything else. Two userdata LuaJIT casts
   -- to a pointer other than their own bytes must not reach the cookie: a
@@ -152,7 +152,7 @@ return function(avxbuf, c)
   -- (lj_trace_exit), which is how put wrote into freed blocks (issue 44,
   -- docs/reliability.md). The generation, read last before the call (no
   -- cdata is made after it), is the answer: the entry moved exactly when
-  -- it is one step on after the call (src/lluajit.c). One call whatever
+  -- it is one step on after the call (src/luajit/lluajit.c). One call whatever
   -- the size (docs/luajit.md). true when done.
   local function fast_copy(dst, di, src, si, n)
     local d = as_buffer(dst)
@@ -300,7 +300,7 @@ return function(avxbuf, c)
   end
   -- buf:pack(fmt, v...), appending up to 64 numbers and strings: the values
   -- staged (as put's pieces), then one call (c_pack_staged) that checks
-  -- them as string.pack would, with C's format (src/lpack.c), grows and
+  -- them as string.pack would, with C's format (src/lua/lpack.c), grows and
   -- writes. Anything it would convert or refuse, and the index form, is the
   -- C function's.
   local function value_staged(k, v)   -- value v staged at k: true, or false for a type C must judge
@@ -346,7 +346,7 @@ return function(avxbuf, c)
       local sg = st   -- one stage throughout (see st)
       local k, n = sg.stamp + 1, j - i + 1
       c_read(b, sg, i - 1, n)
-      if sg.stamp == k then   -- staged (src/lluajit.c): n bytes, within the stage
+      if sg.stamp == k then   -- staged (src/luajit/lluajit.c): n bytes, within the stage
         local s = fstring(sg.bytes, n)
         if sg.stamp == k then return s end
       end
@@ -364,7 +364,7 @@ return function(avxbuf, c)
     return c_byte(buf, i, j)
   end
   -- A plain search (plain = true, or a needle without magic characters,
-  -- as src/match.c tells them: remembered per needle, the first 64 at a
+  -- as src/core/match.c tells them: remembered per needle, the first 64 at a
   -- time, as formats are).
   local is_plain, plain_count = {}, 0
   local function plain(needle, flag)
@@ -430,7 +430,7 @@ return function(avxbuf, c)
   -- An iterator's position is an offset, negative once done: it meets
   -- C's size_t and the data pointer, so it passes index() too. Anything
   -- else (2^64, a NaN, a fraction, set with debug.setupvalue) was not put
-  -- there by the iterator; C's iterators (src/lsplit.c) refuse it too.
+  -- there by the iterator; C's iterators (src/lua/lsplit.c) refuse it too.
   -- Each step hands a buffer that has grown past LONGEST over to C's
   -- iterator first, so that no offset it stores is past index().
   -- Where an iteration starts: C's offset for init (c_start), or for no
@@ -479,7 +479,7 @@ return function(avxbuf, c)
   -- call), each piece then a read of the batch, which holds while the
   -- buffer's generation is the one it was found at (checked every step:
   -- otherwise found again from the position; every write of bytes steps
-  -- it, src/lmodule.h's buffer_wrote). One batch serves every
+  -- it, src/core/buffer.h's buffer_wrote). One batch serves every
   -- iterator, held by the one whose id is `owner` (a batch of each cost
   -- an interpreted ffi.new at every split, more than a short split's
   -- pieces); another's turn finds it again from its position. The batch's

@@ -1,11 +1,11 @@
 -- LuaJIT: the code avxbuf's FFI path (lua/avxbuf/ffi.lua) runs for an
 -- unpack format, made once per format from the ops C compiles it
--- to (src/lluajit.c's pack_ops), so that the format language lives in C
+-- to (src/luajit/lluajit.c's pack_ops), so that the format language lives in C
 -- alone. Loaded by the C module under LuaJIT only, and handed to ffi.lua.
 local ffi = require "ffi"
 
 -- buf:unpack compiled: a format becomes Lua source of its own (its fields'
--- loads in order, typed), once, from the ops src/packfmt.c makes of it (C's
+-- loads in order, typed), once, from the ops src/core/packfmt.c makes of it (C's
 -- pack_ops), so the format language lives in C alone. Its loads read the
 -- module's stage, never the buffer: C copies each run of fields there
 -- after its checks (c_read, as the other reads: lua/avxbuf/ffi.lua), and
@@ -84,7 +84,7 @@ local function unpack_source(ops, stream)
   local function line(fmt, ...) body[#body + 1] = "  " .. fmt:format(...) end
   local segment, off = {}, 0   -- the current segment's lines, and its size so far
   -- The stream form returns nil and the bytes missing at the least for
-  -- short data, as C counts them (src/lpack.c's shortfall: the end of
+  -- short data, as C counts them (src/lua/lpack.c's shortfall: the end of
   -- what is known, plus each later option's `least`, C's count in
   -- pack_ops). rest[k]: the least bytes the options after op k take.
   local rest = { [#ops] = 0 }

@@ -3,7 +3,7 @@
 -- this CPU runs (zero and copy of each, and the string instructions), a
 -- burst on an L1-resident buffer long enough for a turbo-licence change,
 -- then at once the clock probe (avxbuf.measure_clock: the dependent-add
--- chain timed by the TSC, src/clock.h); interleaved in every round with
+-- chain timed by the TSC, src/core/clock.h); interleaved in every round with
 -- two scalar bursts, the baseline and its A/A control. No performance
 -- counter is needed. decide() is the verdict, a pure function of readings.
 local stats = require "avxbuf.stats"

@@ -255,7 +255,7 @@ local CROSSOVERS = {
 }
 
 -- What the policy's rule expects the probe to find: a drop at 512 bits,
--- and one after 256-bit zeroing (src/policy.c's rules).
+-- and one after 256-bit zeroing (src/core/policy.c's rules).
 local EXPECTS = {
   ["licence-severe"] = { z512 = true, z256 = true }, ["licence-mild"] = { z512 = true, z256 = false },
   ["no-licence-drop"] = { z512 = false, z256 = false }, best = { z512 = false, z256 = false },
@@ -335,7 +335,7 @@ local function text(report)
 end
 local REPORT = { __tostring = text }
 
--- seconds: checked by the C function avxbuf.tune (src/lmeasure.c), which
+-- seconds: checked by the C function avxbuf.tune (src/measure/lmeasure.c), which
 -- names the caller's line in its errors.
 return function(seconds)
   local cfg = avxbuf.config()

@@ -1,10 +1,10 @@
 /* AVX (AVX1 only): 32-byte moves; Sandy/Ivy Bridge and early AMD have AVX
  * without AVX2. */
-#include "../arch.h"
+#include "core/arch.h"
 #ifdef AVXBUF_X86
 #include <immintrin.h>
 
-#include "small.h"
+#include "kernels/small.h"
 
 #define KNAME avx
 #define KTARGET __attribute__((target("avx")))
@@ -20,6 +20,6 @@ KTARGET AVXBUF_INLINE uint64_t avx_eqmask(__m256i a, __m256i b)
   return (uint64_t)(unsigned)_mm_movemask_epi8(lo) | (uint64_t)(unsigned)_mm_movemask_epi8(hi) << 16;
 }
 #define V_EQMASK avx_eqmask
-#include "ymm.h"
-#include "vec_template.h"
+#include "kernels/ymm.h"
+#include "kernels/vec_template.h"
 #endif /* AVXBUF_X86 */

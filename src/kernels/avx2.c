@@ -1,5 +1,5 @@
 /* AVX2: 32-byte moves; the broadcast for fill can use vpbroadcastb. */
-#include "../arch.h"
+#include "core/arch.h"
 #ifdef AVXBUF_X86
 #include <immintrin.h>
 
@@ -7,6 +7,6 @@
 #define KTARGET __attribute__((target("avx2")))
 #define KNEEDS (AVXBUF_FEATURE(F_AVX) | AVXBUF_FEATURE(F_AVX2))
 #define KLEVEL 2
-#include "ymm.h"
-#include "vec_template.h"
+#include "kernels/ymm.h"
+#include "kernels/vec_template.h"
 #endif /* AVXBUF_X86 */

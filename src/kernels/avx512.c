@@ -6,7 +6,7 @@
  * instead of <immintrin.h> and without target attributes, so that the
  * AVX-512 logic (widths, thresholds, tails, overlap) runs, portably, on
  * machines without AVX-512. Emulated figures say nothing about hardware. */
-#include "../arch.h"
+#include "core/arch.h"
 #ifdef AVXBUF_X86
 #ifdef AVXBUF_EMULATE_AVX512
 #define SIMDE_ENABLE_NATIVE_ALIASES
@@ -39,8 +39,8 @@
  * ymm16-31, which vzeroupper does not clean (make audit), and a read-only
  * scan gains little from 512-bit vectors once past L2. */
 #define KFIND_TARGET AVX2_TARGET
-#include "ymm.h"
-#include "vec_template.h"
+#include "kernels/ymm.h"
+#include "kernels/vec_template.h"
 
 #if !defined(AVXBUF_EMULATE_AVX512) && defined(__x86_64__)   /* 32-bit code has no zmm16-31 */
 /* The 512-bit family's temporal moves from 33 B up (all but backward
@@ -231,5 +231,5 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill_loop(unsigned char *d, int c, 
 #define FILL_LE_VEC avx512_256_fill_le2v
 #define KFIND avx512_256_find
 #define KRFIND avx512_256_rfind
-#include "vec_template.h"
+#include "kernels/vec_template.h"
 #endif /* AVXBUF_X86 */

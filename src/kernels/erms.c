@@ -2,11 +2,11 @@
  * moves whole cache lines, without a vector register: the report behind
  * avxbuf found that only such a non-vector clear let a Cascade Lake core
  * leave licence 1. */
-#include "../arch.h"
+#include "core/arch.h"
 #ifdef AVXBUF_X86
 #include <string.h>
-#include "kernels.h"
-#include "small.h"
+#include "kernels/kernels.h"
+#include "kernels/small.h"
 
 AVXBUF_KERNEL_ALIGN static void rep_movsb_copy(void *d, const void *s, size_t n)
 {

@@ -6,8 +6,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../arch.h"
-#include "../cpu.h"
+#include "core/arch.h"
+#include "core/cpu.h"
 
 typedef void (*avxbuf_copy_fn)(void *dst, const void *src, size_t n);
 typedef void (*avxbuf_fill_fn)(void *dst, int byte, size_t n);

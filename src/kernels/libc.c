@@ -2,7 +2,7 @@
  * measures against, and the kernel of `kernel = "libc"`. */
 #define _GNU_SOURCE   /* memmem, memrchr */
 #include <string.h>
-#include "kernels.h"
+#include "kernels/kernels.h"
 
 AVXBUF_KERNEL_ALIGN void avxbuf_libc_copy(void *d, const void *s, size_t n) { memmove(d, s, n); }
 AVXBUF_KERNEL_ALIGN void avxbuf_libc_fill(void *d, int c, size_t n) { memset(d, c, n); }

@@ -1,12 +1,12 @@
 /* The offsets of one byte value, for split's batches on the FFI path
- * (src/lluajit.c): one call returns many separators, so a search that
+ * (src/luajit/lluajit.c): one call returns many separators, so a search that
  * costs a call per separator (memchr: a call and its set-up for what is
  * often a few dozen bytes) would be most of a piece's time. 16 bytes at a
  * time with SSE2, the x86-64 baseline (no target attribute), a byte loop
  * elsewhere; from 64 bytes without a hit, memchr (vectorised and unrolled
  * in glibc) takes the long gaps. */
 #include <string.h>
-#include "kernels.h"
+#include "kernels/kernels.h"
 #ifdef AVXBUF_X86
 #include <emmintrin.h>
 #endif

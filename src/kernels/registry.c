@@ -3,7 +3,7 @@
  * code they describe; dispatch, avxbuf.kernels(), the specs, the audit and
  * tune find kernels here by those facts, never by name. Adding a kernel:
  * its file, one line here, the source list (docs/adding-a-kernel.md). */
-#include "kernels.h"
+#include "kernels/kernels.h"
 
 #ifdef AVXBUF_X86
 #define X86_KERNELS(X) \

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 #include <string.h>
-#include "../arch.h"
+#include "core/arch.h"
 #ifdef AVXBUF_X86
 #include <emmintrin.h>
 #endif

@@ -1,5 +1,5 @@
 /* SSE2: 16-byte vectors, the x86-64 baseline (no target attribute needed). */
-#include "../arch.h"
+#include "core/arch.h"
 #ifdef AVXBUF_X86
 #include <emmintrin.h>
 
@@ -20,5 +20,5 @@
 #define V_MASK(v) ((uint64_t)(unsigned)_mm_movemask_epi8(v))
 #define COPY_LE_VEC copy_le16
 #define FILL_LE_VEC fill_le16
-#include "vec_template.h"
+#include "kernels/vec_template.h"
 #endif /* AVXBUF_X86 */

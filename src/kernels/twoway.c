@@ -3,7 +3,7 @@
  * avxbuf_libc_rfind falls back to when its memrchr candidates keep failing
  * late (glibc has a two-way memmem but no memrmem). */
 #include <string.h>
-#include "kernels.h"
+#include "kernels/kernels.h"
 
 /* The reversed strings, read in place: R_NEEDLE(0) is the needle's last byte,
  * R_HAY(j) the haystack's j-th byte from the end. */

@@ -39,8 +39,8 @@
 
 #include <stdint.h>
 #include <stdlib.h>
-#include "kernels.h"
-#include "small.h"
+#include "kernels/kernels.h"
+#include "kernels/small.h"
 
 #define KCAT_(a, b) a##b
 #define KCAT(a, b) KCAT_(a, b)
@@ -142,9 +142,9 @@ KTARGET AVXBUF_INLINE void KFN(_copy_backward)(unsigned char *d, const unsigned 
 }
 
 #define KSTREAM 0
-#include "vec_variant.h"
+#include "kernels/vec_variant.h"
 #define KSTREAM 1
-#include "vec_variant.h"
+#include "kernels/vec_variant.h"
 
 /* Search: a vector of candidate positions at a time, those where both the
  * first and the last byte of the needle match, each then checked byte by

@@ -1,0 +1,245 @@
+#include <pthread.h>
+#include <stdint.h>
+#include "core/dispatch.h"
+#include "core/op.h"
+
+#ifdef AVXBUF_EMULATE_AVX512
+#define EMULATED 1
+#else
+#define EMULATED 0
+#endif
+
+const char *const avxbuf_op_names[OP_COUNT + 1] = {
+  [OP_COPY] = "copy", [OP_ZERO] = "zero", [OP_FILL] = "fill", [OP_FIND] = "find", [OP_COUNT] = NULL,
+};
+
+static avxbuf_machine machine;
+static pthread_once_t machine_once = PTHREAD_ONCE_INIT;
+
+static void machine_init(void)
+{
+  machine.cpu = avxbuf_cpu_get();
+  avxbuf_policy(machine.cpu, &machine.defaults);
+  machine.emulated = EMULATED;
+}
+
+const avxbuf_machine *avxbuf_machine_get(void)
+{
+  pthread_once(&machine_once, machine_init);
+  return &machine;
+}
+
+/* The CPUID features this CPU has, as kernels state their needs. */
+static uint32_t features_of(const avxbuf_cpu *cpu)
+{
+  uint32_t bits = 0;
+  for (int f = 0; f < F_COUNT; f++)
+    if (cpu->has[f]) bits |= AVXBUF_FEATURE(f);
+  return bits;
+}
+
+/* Whether machine m can run k: the CPU has the features it needs and the OS
+ * saves the registers of its level (max_use_avx says both); the emulated
+ * AVX-512 kernels are SIMDe's plain C. */
+static int runs_on(const avxbuf_kernel *k, const avxbuf_machine *m)
+{
+  if (k->level == 3 && m->emulated) return 1;
+  return k->level <= m->cpu->max_use_avx && (k->needs & ~features_of(m->cpu)) == 0;
+}
+
+int avxbuf_kernel_available(const avxbuf_kernel *k)
+{
+  return runs_on(k, avxbuf_machine_get());
+}
+
+/* The kernel of a role and register width (0: any) of the highest level up
+ * to `level` that m runs, the first listed among equals; NULL if none. */
+static const avxbuf_kernel *best_of(const avxbuf_machine *m, avxbuf_kernel_role role, int level, int bits)
+{
+  const avxbuf_kernel *best = NULL;
+  for (int i = 0; avxbuf_kernel_list[i]; i++) {
+    const avxbuf_kernel *k = avxbuf_kernel_list[i];
+    if (k->role == role && (bits == 0 || k->vector_bits == bits) && k->level <= level && runs_on(k, m)
+        && (best == NULL || k->level > best->level))
+      best = k;
+  }
+  return best;
+}
+
+/* The C library's kernel: every binary has it, and every rule falls back
+ * on it (no vector kernels, no string instructions outside x86). */
+static const avxbuf_kernel *libc_kernel(const avxbuf_machine *m)
+{
+  return best_of(m, KR_LIBC, -1, 0);
+}
+
+/* The family for a level and register width (width <= the level's): the
+ * 32-byte family at use_avx=3 is AVX-512's own, at 2 AVX2's. */
+static avxbuf_family family(const avxbuf_machine *m, long long use_avx, long long width)
+{
+  const avxbuf_kernel *k = best_of(m, KR_TEMPORAL, (int)use_avx, (int)(8 * width));
+  const avxbuf_kernel *k_nt = best_of(m, KR_STREAMING, (int)use_avx, (int)(8 * width));
+  if (k == NULL || k_nt == NULL) k = k_nt = libc_kernel(m);
+  return (avxbuf_family){ k, k_nt };
+}
+
+/* The string-instruction kernel of a role, or the C library's (its window
+ * is then never open: no ERMS means thresholds of 0). */
+static const avxbuf_kernel *string_kernel(const avxbuf_machine *m, avxbuf_kernel_role role)
+{
+  const avxbuf_kernel *k = best_of(m, role, -1, 0);
+  return k ? k : libc_kernel(m);
+}
+
+static long long requested_or(const avxbuf_state *st, int k, long long dflt)
+{
+  return st->requested.v[k] != AVXBUF_UNSET ? st->requested.v[k] : dflt;
+}
+
+/* A threshold in bytes (0: never) as a size; beyond SIZE_MAX (a 32-bit
+ * size_t) it is never reached either. */
+static size_t threshold_size(long long threshold)
+{
+  return threshold == 0 || (unsigned long long)threshold > SIZE_MAX ? SIZE_MAX : (size_t)threshold;
+}
+
+static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+
+/* glibc takes the string instructions for sizes above its thresholds (`ja`
+ * after the compare in memmove- and memset-vec-unaligned-erms.S), so a
+ * threshold of t means from t + 1 here too. */
+static size_t above(long long threshold)
+{
+  size_t t = threshold_size(threshold);
+  return t == SIZE_MAX ? SIZE_MAX : t + 1;
+}
+
+static int inline_upto(const avxbuf_kernel *small, size_t below)
+{
+  if (small->vector_bits <= 0 || below == 0) return -1;   /* libc: -1, unknown */
+  return (int)min_size(below - 1, AVXBUF_INLINE_MAX);
+}
+
+/* Below the first threshold: the family avxbuf_pick_* would take (the narrow
+ * one when avx3_threshold splits the sizes), and never its streaming or
+ * string-instruction kernel. */
+static void plan_small(avxbuf_plan *p)
+{
+  size_t split_at = p->wide_from > 0 ? p->wide_from : SIZE_MAX;
+  p->copy_small = (p->wide_from > 0 ? &p->copy_narrow : &p->copy_wide)->k;
+  p->fill_small = (p->wide_from > 0 ? &p->fill_narrow : &p->fill_wide)->k;
+  p->copy_small_below = min_size(split_at, min_size(p->nontemporal_copy_from, p->rep_movsb_from));
+  p->fill_small_below = min_size(min_size(split_at, p->rep_stosb_from),
+                                 min_size(p->nontemporal_fill_from, p->nontemporal_zero_from));
+  p->copy_small_fn = p->copy_small->copy;
+  p->fill_small_fn = p->fill_small->fill;
+  p->copy_inline_upto = inline_upto(p->copy_small, p->copy_small_below);
+  p->fill_inline_upto = inline_upto(p->fill_small, p->fill_small_below);
+  p->copy_le16_upto = p->copy_inline_upto < 0 ? 0 : min_size((size_t)p->copy_inline_upto, 16);
+  p->fill_le16_upto = p->fill_inline_upto < 0 ? 0 : min_size((size_t)p->fill_inline_upto, 16);
+  p->copy_call_from = p->copy_le16_upto + 1;
+  p->fill_call_from = p->fill_le16_upto + 1;
+  p->copy_call_span = p->copy_small_below > p->copy_call_from ? p->copy_small_below - p->copy_call_from : 0;
+  p->fill_call_span = p->fill_small_below > p->fill_call_from ? p->fill_small_below - p->fill_call_from : 0;
+  p->copy_call_fn = p->copy_small_below > AVXBUF_CALL_MAX ? p->copy_small_fn : NULL;
+  p->fill_call_fn = p->fill_small_below > AVXBUF_CALL_MAX ? p->fill_small_fn : NULL;
+  p->copy_mid_fn = p->copy_small_below > AVXBUF_MID_MAX ? p->copy_small_fn : NULL;
+  p->fill_mid_fn = p->fill_small_below > AVXBUF_MID_MAX ? p->fill_small_fn : NULL;
+}
+
+static void plan(avxbuf_state *st, const avxbuf_machine *m)
+{
+  const long long *e = st->effective.v;
+  avxbuf_plan *p = &st->plan;
+  p->string_copy = string_kernel(m, KR_STRING_COPY);
+  p->string_fill = string_kernel(m, KR_STRING_FILL);
+  if (e[K_KERNEL] == KERNEL_LIBC) {
+    const avxbuf_kernel *libc = libc_kernel(m);
+    p->copy_narrow = p->copy_wide = p->fill_narrow = p->fill_wide = (avxbuf_family){ libc, libc };
+    p->wide_from = p->rep_movsb_from = p->rep_movsb_until = p->rep_stosb_from = p->rep_stosb_until = SIZE_MAX;
+    p->nontemporal_copy_from = p->nontemporal_fill_from = p->nontemporal_zero_from = SIZE_MAX;
+    plan_small(p);
+    return;
+  }
+  avxbuf_family wide = family(m, e[K_USE_AVX], e[K_MAX_VECTOR_SIZE]);
+  /* HotSpot's AVX3Threshold: below it, 32-byte vectors even at UseAVX=3. */
+  int split = e[K_USE_AVX] == 3 && e[K_MAX_VECTOR_SIZE] == 64 && e[K_AVX3_THRESHOLD] > 0;
+  avxbuf_family narrow = split ? family(m, 3, 32) : wide;
+  p->copy_wide = wide;
+  p->copy_narrow = narrow;
+  /* UseXMMForObjInit off: no ymm/zmm stores for zero and fill; 128-bit
+   * stores run at licence 0, and rep stosb keeps its window. */
+  avxbuf_family xmm = family(m, e[K_USE_AVX], 16);
+  p->fill_wide = e[K_VECTOR_ZEROING] ? wide : xmm;
+  p->fill_narrow = e[K_VECTOR_ZEROING] ? narrow : xmm;
+  p->wide_from = split ? threshold_size(e[K_AVX3_THRESHOLD]) : 0;
+  p->rep_movsb_from = above(e[K_REP_MOVSB_THRESHOLD]);
+  p->rep_movsb_until = threshold_size(e[K_REP_MOVSB_STOP_THRESHOLD]);   /* 0: no end */
+  p->rep_stosb_from = above(e[K_REP_STOSB_THRESHOLD]);
+  p->rep_stosb_until = threshold_size(e[K_REP_STOSB_STOP_THRESHOLD]);   /* 0: no end */
+  p->nontemporal_copy_from = threshold_size(e[K_NONTEMPORAL_THRESHOLD]);
+  p->nontemporal_fill_from = threshold_size(e[K_MEMSET_NONTEMPORAL_THRESHOLD]);
+  p->nontemporal_zero_from = threshold_size(e[K_ZERO_NONTEMPORAL_THRESHOLD]);
+  plan_small(p);
+}
+
+void avxbuf_state_resolve(avxbuf_state *st)
+{
+  avxbuf_state_resolve_on(st, avxbuf_machine_get());
+}
+
+void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m)
+{
+  const avxbuf_defaults *d = &m->defaults;
+  long long *e = st->effective.v;
+
+  /* Lower what the CPU and OS cannot run (HotSpot clamps UseAVX the same way).
+   * The emulated build can always run level 3: its AVX-512 kernels are SIMDe. */
+  long long level = requested_or(st, K_USE_AVX, d->use_avx);
+  if (level > m->cpu->max_use_avx && !(m->emulated && level == 3))
+    level = m->cpu->max_use_avx;
+  long long width = avxbuf_level_width(level);
+  /* The policy's width where the level is its own (a row may narrow it);
+   * the level's otherwise. */
+  long long mvs = requested_or(st, K_MAX_VECTOR_SIZE, level == d->use_avx ? d->max_vector_size : width);
+  int erms = m->cpu->has[F_ERMS];
+
+  e[K_USE_AVX] = level;
+  e[K_MAX_VECTOR_SIZE] = mvs < width ? mvs : width;
+  e[K_AVX3_THRESHOLD] = requested_or(st, K_AVX3_THRESHOLD, d->avx3_threshold);
+  e[K_VECTOR_ZEROING] = requested_or(st, K_VECTOR_ZEROING, d->vector_zeroing);
+  e[K_REP_MOVSB_THRESHOLD] = erms ? requested_or(st, K_REP_MOVSB_THRESHOLD, d->rep_movsb_threshold) : 0;
+  e[K_REP_MOVSB_STOP_THRESHOLD] =
+    erms ? requested_or(st, K_REP_MOVSB_STOP_THRESHOLD, d->rep_movsb_stop_threshold) : 0;
+  e[K_REP_STOSB_THRESHOLD] = erms ? requested_or(st, K_REP_STOSB_THRESHOLD, d->rep_stosb_threshold) : 0;
+  e[K_REP_STOSB_STOP_THRESHOLD] =
+    erms ? requested_or(st, K_REP_STOSB_STOP_THRESHOLD, d->rep_stosb_stop_threshold) : 0;
+  e[K_NONTEMPORAL_THRESHOLD] = requested_or(st, K_NONTEMPORAL_THRESHOLD, d->nontemporal_threshold);
+  /* A copy of n bytes streams 2n through the cache, a fill n: unless told
+   * (glibc 2.40's x86_memset_non_temporal_threshold), fills stream from
+   * twice the copy threshold (0, or past 2^62: never). */
+  long long nt = e[K_NONTEMPORAL_THRESHOLD];
+  e[K_MEMSET_NONTEMPORAL_THRESHOLD] =
+    requested_or(st, K_MEMSET_NONTEMPORAL_THRESHOLD, nt > AVXBUF_MAX_BYTES / 2 ? 0 : 2 * nt);
+  /* Zero streams with fills (glibc's memset threshold serves both), or,
+   * unless fills' threshold was told, where the policy says so (AMD), with
+   * copies. */
+  int as_copies = d->zero_streams_as_copies && st->requested.v[K_MEMSET_NONTEMPORAL_THRESHOLD] == AVXBUF_UNSET;
+  e[K_ZERO_NONTEMPORAL_THRESHOLD] =
+    requested_or(st, K_ZERO_NONTEMPORAL_THRESHOLD, as_copies ? nt : e[K_MEMSET_NONTEMPORAL_THRESHOLD]);
+  e[K_KERNEL] = requested_or(st, K_KERNEL, KERNEL_AUTO);
+  plan(st, m);
+}
+
+void avxbuf_state_init(avxbuf_state *st, const char *options, avxbuf_warn_fn warn, void *ud)
+{
+  st->at_load = avxbuf_settings_unset();
+  if (options) avxbuf_options_parse(&st->at_load, options, warn, ud);
+  avxbuf_state_reset(st);
+}
+
+void avxbuf_state_reset(avxbuf_state *st)
+{
+  st->requested = st->at_load;
+  avxbuf_state_resolve(st);
+}

@@ -1,0 +1,192 @@
+/* From settings to kernels: the effective settings of one Lua state, and
+ * the kernel each operation uses at each size. */
+#ifndef AVXBUF_DISPATCH_H
+#define AVXBUF_DISPATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "kernels/kernels.h"
+#include "kernels/small.h"
+#include "core/cpu.h"
+#include "core/policy.h"
+#include "core/settings.h"
+
+/* What this process runs on: detected and decided once. */
+typedef struct avxbuf_machine {
+  const avxbuf_cpu *cpu;
+  avxbuf_defaults defaults;
+  int emulated;       /* AVX-512 kernels are SIMDe code: level 3 always allowed */
+} avxbuf_machine;
+
+const avxbuf_machine *avxbuf_machine_get(void);
+
+/* Whether this CPU and OS (or, for AVX-512, the emulation) can run k. */
+int avxbuf_kernel_available(const avxbuf_kernel *k);
+
+typedef struct avxbuf_family { const avxbuf_kernel *k, *k_nt; } avxbuf_family;
+
+/* Precomputed at configure time so the hot path is a few compares. A
+ * threshold of SIZE_MAX means never. */
+typedef struct avxbuf_plan {
+  avxbuf_family copy_narrow, copy_wide, fill_narrow, fill_wide;
+  size_t wide_from, rep_movsb_from, rep_movsb_until, rep_stosb_from, rep_stosb_until;
+  size_t nontemporal_copy_from, nontemporal_fill_from, nontemporal_zero_from;
+  const avxbuf_kernel *string_copy, *string_fill;   /* the rep_* windows' kernels */
+  /* Below the first of the thresholds one kernel serves every size: the
+   * one the picks below return there, with its function at hand, so that a
+   * small operation costs a compare and a call, not a chain of dependent
+   * loads through plan, family and kernel, which small copies from C paid
+   * for (docs/kernels.md). */
+  size_t copy_small_below, fill_small_below;
+  const avxbuf_kernel *copy_small, *fill_small;
+  avxbuf_copy_fn copy_small_fn;
+  avxbuf_fill_fn fill_small_fn;
+  /* The largest size (at most AVXBUF_INLINE_MAX; -1: none) at which the
+   * plan runs a vector kernel of the small family, whose moves are plain
+   * loads and stores: a caller may do them itself, without the call (see
+   * avxbuf_copy). */
+  int copy_inline_upto, fill_inline_upto;
+  /* The sizes (at most 16) avxbuf_copy/avxbuf_fill move inline: the above
+   * capped, as a size_t. 0 where none: a move of 0 bytes is none either way. */
+  size_t copy_le16_upto, fill_le16_upto;
+  /* The sizes the small kernel's call serves, le16_upto < n < small_below,
+   * as a start and a span, so that the way to the call is one unsigned
+   * compare: each compare before it was a measurable part of a 256 B-1 KiB
+   * call (docs/runs/intel-vm-2026-12-03.md, "Where the default's 256 B
+   * goes"). */
+  size_t copy_call_from, copy_call_span, fill_call_from, fill_call_span;
+  /* The small kernel's function where it serves every size from 17 to
+   * AVXBUF_CALL_MAX, else NULL: the way to the call for those sizes is then
+   * one load, of the function, and compares with constants: each further
+   * load of the plan on that way is one more dependent load in every call
+   * (what that cost: docs/runs/zen4-vm-2026-12-04.md, "Where the default's
+   * 256 B went"). */
+  avxbuf_copy_fn copy_call_fn;
+  avxbuf_fill_fn fill_call_fn;
+  /* The same above AVXBUF_CALL_MAX, up to AVXBUF_MID_MAX: the small kernel's
+   * function where it serves all those sizes, else NULL. The way through
+   * from/span and the small function took four loads of the plan, and a
+   * load whose address bits 11:0 match a store still in flight waits on
+   * it (4K aliasing): wherever the plan shared its page offset with a
+   * copy's last stores, each call waited (docs/runs/zen5-vm-2026-12-05.md,
+   * "The default's 4 KiB"). */
+  avxbuf_copy_fn copy_mid_fn;
+  avxbuf_fill_fn fill_mid_fn;
+} avxbuf_plan;
+
+#define AVXBUF_INLINE_MAX 64
+/* The sizes of the one-load way: above the 16 moved inline, up to below
+ * every threshold a policy sets by default (glibc's string instructions
+ * start above 2048, dl-cacheinfo.h; the others higher). */
+#define AVXBUF_CALL_MIN 17
+#define AVXBUF_CALL_MAX 2048
+/* The second one-load way's largest size: below the string instructions'
+ * window on the Zen 5 row (from 32 KiB, policy.c); plans with a threshold
+ * lower than that (Intel's glibc thresholds, AVX3Threshold's split at
+ * 4 KiB) take the general way there, as before. */
+#define AVXBUF_MID_MAX ((32 << 10) - 1)
+
+typedef struct avxbuf_state {
+  avxbuf_settings at_load;     /* what AVXBUF_OPTIONS set; reset() returns here */
+  avxbuf_settings requested;   /* AVXBUF_UNSET where the default applies */
+  avxbuf_settings effective;
+  avxbuf_plan plan;
+} avxbuf_state;
+
+/* Knobs from AVXBUF_OPTIONS (NULL: none), warnings through warn. */
+void avxbuf_state_init(avxbuf_state *st, const char *options, avxbuf_warn_fn warn, void *ud);
+/* Back to the settings of load time. */
+void avxbuf_state_reset(avxbuf_state *st);
+/* Recomputes effective settings and plan from requested ones, for this
+ * machine or (_on) any other: what the policy would pick there. */
+void avxbuf_state_resolve(avxbuf_state *st);
+void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m);
+
+typedef enum avxbuf_overlap {
+  OV_NONE,        /* disjoint ranges */
+  OV_FORWARD,     /* overlapping, but an ascending copy is safe */
+  OV_BACKWARD     /* dst inside (src, src + n): must copy descending */
+} avxbuf_overlap;
+
+static inline avxbuf_overlap avxbuf_overlap_of(const void *d, const void *s, size_t n)
+{
+  uintptr_t a = (uintptr_t)d, b = (uintptr_t)s;
+  if (a == b || (a > b ? a - b : b - a) >= n) return OV_NONE;
+  return a > b ? OV_BACKWARD : OV_FORWARD;
+}
+
+/* The kernels for an operation of n bytes; a copy into the same memory
+ * (a == b above) is treated as disjoint: every kernel handles it. */
+static inline const avxbuf_kernel *avxbuf_pick_copy(const avxbuf_plan *p, size_t n, avxbuf_overlap ov)
+{
+  if (n < p->copy_small_below) return p->copy_small;
+  const avxbuf_family *f = n >= p->wide_from ? &p->copy_wide : &p->copy_narrow;
+  if (n >= p->nontemporal_copy_from && ov == OV_NONE) return f->k_nt;
+  if (n >= p->rep_movsb_from && n < p->rep_movsb_until && ov != OV_BACKWARD) return p->string_copy;
+  return f->k;
+}
+
+/* Zero is a fill of byte 0, which streams from a threshold of its own. */
+static inline const avxbuf_kernel *avxbuf_pick_fill(const avxbuf_plan *p, size_t n, int byte)
+{
+  if (n < p->fill_small_below) return p->fill_small;
+  const avxbuf_family *f = n >= p->wide_from ? &p->fill_wide : &p->fill_narrow;
+  if (n >= (byte ? p->nontemporal_fill_from : p->nontemporal_zero_from)) return f->k_nt;
+  if (n >= p->rep_stosb_from && n < p->rep_stosb_until) return p->string_fill;
+  return f->k;
+}
+
+/* Search reads only: the copy family's temporal kernel of that size. */
+static inline const avxbuf_kernel *avxbuf_pick_find(const avxbuf_plan *p, size_t n)
+{
+  return (n >= p->wide_from ? &p->copy_wide : &p->copy_narrow)->k;
+}
+
+/* An operation of n bytes with the kernel the plan picks. Up to 16 bytes a
+ * vector kernel runs small.h's scalar moves and nothing else, so they run
+ * here, inline: the same instructions without the call (which, for the
+ * small pieces buf:put assembles, cost more than the move). The small
+ * kernel's call is marked likely so that a caller's loop keeps its compare
+ * and the call together: laid out by GCC's own guess, csweep's loop of them
+ * straddled two cache lines. The sizes above it test their range before
+ * any load, so that they load the plan once (a second load kept part of
+ * the 4K-aliasing loss: docs/runs/zen5-vm-2026-12-05.md, "The default's 4 KiB"). */
+static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, size_t n, avxbuf_overlap ov)
+{
+  avxbuf_copy_fn f;
+  if (__builtin_expect(n - (AVXBUF_CALL_MAX + 1) <= AVXBUF_MID_MAX - (AVXBUF_CALL_MAX + 1), 0)) {
+    f = p->copy_mid_fn;
+    if (f != NULL) { f(d, s, n); return; }
+  }
+  f = p->copy_call_fn;
+  if (__builtin_expect(f != NULL && n - AVXBUF_CALL_MIN <= AVXBUF_CALL_MAX - AVXBUF_CALL_MIN, 1)) {
+    f(d, s, n);
+    return;
+  }
+  if (n - p->copy_call_from < p->copy_call_span) { p->copy_small_fn(d, s, n); return; }
+  if (n <= p->copy_le16_upto) { copy_le16((unsigned char *)d, (const unsigned char *)s, n); return; }
+  const avxbuf_kernel *k = avxbuf_pick_copy(p, n, ov);
+  if (n <= 16 && k->vector_bits > 0) copy_le16((unsigned char *)d, (const unsigned char *)s, n);
+  else k->copy(d, s, n);
+}
+
+static inline void avxbuf_fill(const avxbuf_plan *p, void *d, int byte, size_t n)
+{
+  avxbuf_fill_fn f;
+  if (__builtin_expect(n - (AVXBUF_CALL_MAX + 1) <= AVXBUF_MID_MAX - (AVXBUF_CALL_MAX + 1), 0)) {
+    f = p->fill_mid_fn;
+    if (f != NULL) { f(d, byte, n); return; }
+  }
+  f = p->fill_call_fn;
+  if (__builtin_expect(f != NULL && n - AVXBUF_CALL_MIN <= AVXBUF_CALL_MAX - AVXBUF_CALL_MIN, 1)) {
+    f(d, byte, n);
+    return;
+  }
+  if (n - p->fill_call_from < p->fill_call_span) { p->fill_small_fn(d, byte, n); return; }
+  if (n <= p->fill_le16_upto) { fill_le16((unsigned char *)d, byte, n); return; }
+  const avxbuf_kernel *k = avxbuf_pick_fill(p, n, byte);
+  if (n <= 16 && k->vector_bits > 0) fill_le16((unsigned char *)d, byte, n);
+  else k->fill(d, byte, n);
+}
+
+#endif

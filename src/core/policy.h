@@ -1,0 +1,34 @@
+/* The default settings for a processor, and why: a pure function of the
+ * decoded CPU (detection is cpu.h's job), so it can be asked about any
+ * processor by its CPUID values. */
+#ifndef AVXBUF_POLICY_H
+#define AVXBUF_POLICY_H
+
+#include "core/cpu.h"
+
+typedef struct avxbuf_defaults {
+  int use_avx;                 /* 0..3 */
+  int max_vector_size;         /* bytes: the widest vectors the kernels use (at most use_avx's width) */
+  int vector_zeroing;          /* 0/1 */
+  long long avx3_threshold;    /* bytes */
+  long long rep_movsb_threshold, rep_movsb_stop_threshold, rep_stosb_threshold, rep_stosb_stop_threshold;
+  long long nontemporal_threshold;
+  int zero_streams_as_copies;  /* 1: zero streams from the copies' threshold, not fills' (AMD) */
+  const char *thresholds_source;   /* where the string-instruction thresholds come from */
+  const char *nontemporal_source;  /* and nontemporal_threshold (NULL: not x86) */
+  const char *uarch;           /* "Cascade Lake", ... or "unknown" */
+  const char *licence_events;  /* the turbo-licence counters it has: "levels", "levels,throttle" or NULL */
+  const char *rule;            /* the policy row that decided */
+  const char *source;          /* where that row's evidence is */
+  char reason[320];            /* one sentence for people */
+} avxbuf_defaults;
+
+void avxbuf_policy(const avxbuf_cpu *cpu, avxbuf_defaults *out);
+
+/* The register width of a use_avx level: 0 SSE2 16, 1-2 AVX/AVX2 32, 3 AVX-512 64. */
+static inline int avxbuf_level_width(long long use_avx)
+{
+  return use_avx <= 0 ? 16 : use_avx < 3 ? 32 : 64;
+}
+
+#endif

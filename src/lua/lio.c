@@ -1,0 +1,100 @@
+/* Bytes between buffers and Lua files (io.open, io.tmpfile, io.stdout)
+ * without a Lua string in between. Failures come back as io reports them
+ * (nil, message, errno), and leave the buffer as it was. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lua/largs.h"
+#include "lua/lbuffer.h"
+#include "lua/lfuncs.h"
+
+/* The FILE of an open Lua file: a luaL_Stream from Lua 5.2 on, a FILE *
+ * first in the userdata in 5.1 and LuaJIT. */
+static FILE *checkfile(lua_State *L, int arg)
+{
+  void *p = luaL_checkudata(L, arg, LUA_FILEHANDLE);
+#if LUA_VERSION_NUM >= 502
+  luaL_Stream *s = (luaL_Stream *)p;
+  if (s->closef == NULL) luaL_error(L, "attempt to use a closed file");
+  return s->f;
+#else
+  FILE *f = *(FILE **)p;
+  if (f == NULL) luaL_error(L, "attempt to use a closed file");
+  return f;
+#endif
+}
+
+static int io_failure(lua_State *L, int err)
+{
+  luaL_pushfail(L);
+  lua_pushstring(L, strerror(err));
+  lua_pushinteger(L, err);
+  return 3;
+}
+
+/* buf:write(file [, i [, j]]) -> file | nil, message, errno */
+static int l_write(lua_State *L)
+{
+  buffer *b = checkbuffer(L, 1);
+  FILE *f = checkfile(L, 2);
+  size_t start, n = avxbuf_sub_range(L, 3, 0, b->len, &start);
+  errno = 0;
+  if (fwrite(b->data + start, 1, n, f) != n) return io_failure(L, errno ? errno : EIO);
+  lua_settop(L, 2);
+  return 1;
+}
+
+/* Reads grow the buffer a chunk at a time: a count larger than the file
+ * costs no more memory than the file. */
+#define READ_CHUNK (64 * 1024)
+
+/* buf:read(file [, n [, i]]) -> bytes read (0 at end of file) | nil,
+ * message, errno. Up to n bytes, or to the end of the file, at index i
+ * (1 .. #buf + 1; by default appended), growing the buffer as needed. The
+ * bytes land past the length first and count (moved to i) only once the
+ * read has succeeded: a failed read leaves the contents as they were. */
+static int l_read(lua_State *L)
+{
+  buffer *b = checkbuffer(L, 1);
+  FILE *f = checkfile(L, 2);
+  lmodule *m = buffer_module(L, b);
+  avxbuf_pace(L, m);   /* first: a finalizer it runs may change b */
+  size_t old = b->len, got = 0;
+  size_t at = lua_isnoneornil(L, 4) ? old : avxbuf_checkindex(L, 4, checkint(L, 4), old);
+  size_t want = MAX_LENGTH - old;
+  if (!lua_isnoneornil(L, 3)) {
+    lua_Integer n = checkint(L, 3);
+    luaL_argcheck(L, n >= 0, 3, "count must not be negative");
+    want = avxbuf_checkgrowth(L, 3, old, (unsigned long long)n) - old;
+  }
+  while (got < want) {
+    size_t chunk = want - got;
+    size_t room = b->cap - old - got;
+    if (room == 0) {
+      if (chunk > READ_CHUNK) chunk = READ_CHUNK;
+      avxbuf_reserve(L, m, b, old + got + chunk, old + got);
+      room = b->cap - old - got;
+    }
+    if (chunk > room) chunk = room;
+    errno = 0;
+    size_t r = fread(b->data + old + got, 1, chunk, f);
+    got += r;
+    if (r < chunk) {
+      if (ferror(f)) return io_failure(L, errno ? errno : EIO);
+      break;   /* end of file */
+    }
+  }
+  if (at < old) {
+    unsigned char *d = b->data + at, *s = b->data + old;
+    avxbuf_copy(&m->state.plan, d, s, got, avxbuf_overlap_of(d, s, got));
+  }
+  buffer_setlen(b, at + got > old ? at + got : old);
+  lua_pushinteger(L, (lua_Integer)got);
+  return 1;
+}
+
+const luaL_Reg avxbuf_io_methods[] = {
+  { "write", l_write }, { "read", l_read },
+  { NULL, NULL }
+};
