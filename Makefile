@@ -69,8 +69,10 @@ native: $(NATIVE)
 modules: $(MODULES)
 
 # What the suite loads: both flavours, the C API test module (also built
-# for a future C API version) and the two-state harness.
-SPEC_BUILDS = $(BUILD)/two_states $(BUILD)/oom_host $(BUILD)/capi.so $(BUILD)/emul/capi.so $(BUILD)/capi_future/capi.so
+# for a future C API version), the two-state harness and each flavour's
+# page-edge check.
+SPEC_BUILDS = $(BUILD)/two_states $(BUILD)/oom_host $(BUILD)/capi.so $(BUILD)/emul/capi.so $(BUILD)/capi_future/capi.so \
+	$(BUILD)/pageguard $(BUILD)/emul/pageguard
 suite: $(MODULES) $(SPEC_BUILDS)
 
 $(BUILD)/obj/%.o: src/%.c $(HDR)
@@ -135,6 +137,13 @@ $(BUILD)/bench/noop.so: bench/noop.c
 $(BUILD)/two_states: spec/two_states.c spec/harness.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WARN) $(LUA_INC) -Isrc -o $@ $< $(LUA_LIB) -ldl
+
+# Reads and writes at a page's edge (spec/pageguard.c): each flavour's core
+# and kernels, no Lua.
+$(BUILD)/pageguard: spec/pageguard.c $(CORE_OBJ)
+	$(CC) $(CFLAGS) $(WARN) -Isrc $(SAN) -o $@ $^
+$(BUILD)/emul/pageguard: spec/pageguard.c $(CORE_SRC:src/%.c=$(BUILD)/emul/obj/%.o)
+	$(CC) $(CFLAGS) $(WARN) -Isrc $(SAN) -o $@ $^
 
 # A host whose allocator fails on demand, for spec/oom_spec.lua.
 $(BUILD)/oom_host: spec/oom_host.c src/lua/luaapi.h src/lua/gcpoints.h src/lua/compat.h
