@@ -505,7 +505,7 @@ lint:
 	lua5.4 tools/docrefs.lua
 	lua5.4 tools/docrefs.lua --planted
 	cppcheck --quiet --inline-suppr --enable=warning,style,performance,portability --std=c11 -I src \
-	  --suppress=missingIncludeSystem --error-exitcode=1 src fuzz spec/two_states.c spec/threads.c spec/runner.c spec/oom_host.c
+	  --suppress=missingIncludeSystem --error-exitcode=1 src fuzz spec/two_states.c spec/threads.c spec/runner.c spec/oom_host.c spec/pageguard.c
 
 clean:
 	rm -rf build
