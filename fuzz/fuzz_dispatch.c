@@ -32,13 +32,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 /* The input's first HEADER bytes (zeros past its end), then the data. */
 enum { H_OP, H_KNOBS, H_AVX3, H_MOVSB, H_MOVSB_STOP, H_STOSB, H_NT, H_N, H_N2, H_D, H_D2, H_S, H_S2, H_BYTE,
        H_STOSB_STOP, HEADER };
-#define OP_COPY 1
-#define OP_HEAP_SOURCE 2   /* a copy's source is a block of its own */
-#define OP_SMALL 4         /* n up to AVXBUF_INLINE_MAX + 16 */
-#define OP_NEAR 8          /* the source within 128 bytes of the destination */
-#define OP_FILL_BYTE 16    /* a fill of H_BYTE, not zero */
-#define OP_FIND 32         /* a search of the bytes at d for the 1 + H_BYTE % 64 at s: no copy or fill */
-#define OP_REVERSE 64      /* the search from the end (rfind) */
+/* The bits of h[H_OP] (F_: the fuzzer's own flags, not src/core/op.h's operations). */
+#define F_COPY 1
+#define F_HEAP_SOURCE 2   /* a copy's source is a block of its own */
+#define F_SMALL 4         /* n up to AVXBUF_INLINE_MAX + 16 */
+#define F_NEAR 8          /* the source within 128 bytes of the destination */
+#define F_FILL_BYTE 16    /* a fill of H_BYTE, not zero */
+#define F_FIND 32         /* a search of the bytes at d for the 1 + H_BYTE % 64 at s: no copy or fill */
+#define F_REVERSE 64      /* the search from the end (rfind) */
 
 /* 0xFF: the default; else 0..127, or that times 128 with the top bit. */
 static long long threshold(uint8_t b)
@@ -114,10 +115,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   }
 
   uint8_t op = h[H_OP];
-  size_t n = op & OP_SMALL ? h[H_N] % (AVXBUF_INLINE_MAX + 17) : (size_t)(h[H_N] << 8 | h[H_N2]) % (MAX_N + 1);
+  size_t n = op & F_SMALL ? h[H_N] % (AVXBUF_INLINE_MAX + 17) : (size_t)(h[H_N] << 8 | h[H_N2]) % (MAX_N + 1);
   size_t d = GUARD + (size_t)(h[H_D] << 8 | h[H_D2]) % (ARENA - 2 * GUARD - n + 1);
   size_t s = (size_t)(h[H_S] << 8 | h[H_S2]) % (ARENA - n + 1);
-  if (op & OP_NEAR) {
+  if (op & F_NEAR) {
     long long near = (long long)d + (int8_t)h[H_S];
     s = near < 0 ? 0 : near > (long long)(ARENA - n) ? ARENA - n : (size_t)near;
   }
@@ -126,12 +127,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (left) memcpy(arena + s, in, left < n ? left : n);
   memcpy(expect, arena, ARENA);
 
-  if (op & OP_FIND) {
-    search(&st.plan, op & OP_REVERSE, arena + d, n, arena + s, ARENA - s, 1 + (size_t)h[H_BYTE] % 64);
-  } else if (op & OP_COPY) {
+  if (op & F_FIND) {
+    search(&st.plan, op & F_REVERSE, arena + d, n, arena + s, ARENA - s, 1 + (size_t)h[H_BYTE] % 64);
+  } else if (op & F_COPY) {
     const unsigned char *src = arena + s, *ref = expect + s;
     unsigned char *block = NULL;
-    if (op & OP_HEAP_SOURCE) {
+    if (op & F_HEAP_SOURCE) {
       block = malloc(n ? n : 1);
       memcpy(block, arena + s, n);
       src = ref = block;
@@ -142,7 +143,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     avxbuf_copy(&st.plan, arena + d, src, n, avxbuf_overlap_of(arena + d, src, n));
     free(block);
   } else {
-    int byte = op & OP_FILL_BYTE ? h[H_BYTE] : 0;
+    int byte = op & F_FILL_BYTE ? h[H_BYTE] : 0;
     for (size_t i = 0; i < n; i++) expect[d + i] = (unsigned char)byte;
     avxbuf_fill(&st.plan, arena + d, byte, n);
   }
