@@ -1,5 +1,6 @@
 #include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 #include "core/dispatch.h"
 #include "core/op.h"
 
@@ -229,6 +230,13 @@ void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m)
     requested_or(st, K_ZERO_NONTEMPORAL_THRESHOLD, as_copies ? nt : e[K_MEMSET_NONTEMPORAL_THRESHOLD]);
   e[K_KERNEL] = requested_or(st, K_KERNEL, KERNEL_AUTO);
   plan(st, m);
+}
+
+void avxbuf_state_default_on(avxbuf_state *st, const avxbuf_machine *m)
+{
+  memset(st, 0, sizeof *st);
+  st->at_load = st->requested = avxbuf_settings_unset();
+  avxbuf_state_resolve_on(st, m);
 }
 
 void avxbuf_state_init(avxbuf_state *st, const char *options, avxbuf_warn_fn warn, void *ud)

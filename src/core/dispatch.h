@@ -101,6 +101,9 @@ void avxbuf_state_reset(avxbuf_state *st);
  * machine or (_on) any other: what the policy would pick there. */
 void avxbuf_state_resolve(avxbuf_state *st);
 void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m);
+/* Every knob unset (the policy's defaults), resolved for m: what cpu()
+ * and decide() report as the default. */
+void avxbuf_state_default_on(avxbuf_state *st, const avxbuf_machine *m);
 
 typedef enum avxbuf_overlap {
   OV_NONE,        /* disjoint ranges */

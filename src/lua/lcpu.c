@@ -249,9 +249,7 @@ static int l_decide(lua_State *L)
   /* The kernels that decision picks there, by size (no knobs set). */
   avxbuf_machine there = { &cpu, d, 0 };
   avxbuf_state st;
-  memset(&st, 0, sizeof st);
-  st.requested = avxbuf_settings_unset();
-  avxbuf_state_resolve_on(&st, &there);
+  avxbuf_state_default_on(&st, &there);
   lua_createtable(L, 0, 4);
   for (int op = 0; op < OP_COUNT; op++) {
     push_picks(L, &st.plan, (avxbuf_op)op);

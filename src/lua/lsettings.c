@@ -2,7 +2,6 @@
  * configure(), config() and reset(). (cpu() and decide(): lcpu.c.) */
 #include <stddef.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "lua/largs.h"
 #include "lua/lfuncs.h"
@@ -211,9 +210,7 @@ static int l_reset(lua_State *L)
 void avxbuf_set_overrides(lua_State *L, const avxbuf_settings *in_force)
 {
   avxbuf_state def;
-  memset(&def, 0, sizeof def);
-  def.requested = avxbuf_settings_unset();
-  avxbuf_state_resolve(&def);
+  avxbuf_state_default_on(&def, avxbuf_machine_get());
   int t = lua_gettop(L), n = 0;
   lua_newtable(L);
   lua_getfield(L, t, "reason");
