@@ -43,8 +43,8 @@ void avxbuf_pace(lua_State *L, lmodule *m)
    * that. There a pace waits until the blocks since the last one match the
    * Lua heap and the blocks held after the last pace, as the collector's
    * own pause waits for its heap to double. (Matching the Lua heap alone,
-   * ~100 KiB, ran a cycle at nearly every doubling of a growing buffer:
-   * 9% of building frames in bench/programs.lua under LuaJIT, -jp=v.) */
+   * which a program of large buffers keeps small, ran a cycle at nearly
+   * every doubling of a growing buffer: docs/runs/figures-once-cited.md.) */
   if (m->stats.unpaced < ((size_t)lua_gc(L, LUA_GCCOUNT, 0) << 10) + m->held_paced) return;
 #endif
   size_t kb = m->stats.unpaced >> 10;
