@@ -185,9 +185,10 @@ static const char *limit_text(const avxbuf_cpu *cpu)
  *   takes a fraction (a quarter) of the chip's L3. Dispatch doubles it for
  *   zero and fill, which touch half the memory per byte.
  * - AMD: zero streams from the copies' threshold, fill from twice it. On
- *   the Zen 3, 4 and 5 VMs measured, streaming stores of zeros ran 1.7-3x
- *   as fast as those of any other byte, and beat temporal zeroing from
- *   where streaming copies did; streaming fills did not (docs/policy.md). */
+ *   the Zen 3, 4 and 5 VMs measured, streaming stores of zeros ran well
+ *   ahead of those of any other byte, and beat temporal zeroing from where
+ *   streaming copies did; streaming fills did not (docs/policy.md has the
+ *   figures). */
 static void thresholds(const avxbuf_cpu *cpu, const cpu_row *row, avxbuf_defaults *out)
 {
   int intel_erms = cpu->has[F_ERMS] && cpu->vendor_id != V_AMD;
