@@ -115,29 +115,31 @@ int main(int argc, char **argv)
   for (const avxbuf_kernel *const *k = avxbuf_kernel_list; *k; k++)
     if (avxbuf_kernel_available(*k))
       for (size_t n = 0; n <= maxn; n++) kernel_edges(*k, base, end, other, n);
-  /* The default plan, then each temporal family alone at every size (its
-   * level and width, thresholds off: bench/lib/kernel_list.lua's rule),
-   * then each with streaming from the first byte, then the string
-   * instructions alone. */
-  static const char *const options[] = {
-    "",
-    "use_avx=0,max_vector_size=16,avx3_threshold=0,rep_movsb_threshold=0,rep_stosb_threshold=0,nontemporal_threshold=0",
-    "use_avx=1,max_vector_size=32,avx3_threshold=0,rep_movsb_threshold=0,rep_stosb_threshold=0,nontemporal_threshold=0",
-    "use_avx=2,max_vector_size=32,avx3_threshold=0,rep_movsb_threshold=0,rep_stosb_threshold=0,nontemporal_threshold=0",
-    "use_avx=3,max_vector_size=32,avx3_threshold=0,rep_movsb_threshold=0,rep_stosb_threshold=0,nontemporal_threshold=0",
-    "use_avx=3,max_vector_size=64,avx3_threshold=0,rep_movsb_threshold=0,rep_stosb_threshold=0,nontemporal_threshold=0",
-    "use_avx=2,max_vector_size=32,avx3_threshold=0,rep_movsb_threshold=0,rep_stosb_threshold=0,nontemporal_threshold=1",
-    "use_avx=3,max_vector_size=64,avx3_threshold=0,rep_movsb_threshold=0,rep_stosb_threshold=0,nontemporal_threshold=1",
-    "avx3_threshold=0,rep_movsb_threshold=1,rep_stosb_threshold=1,nontemporal_threshold=0",
-    "kernel=libc",
-  };
-  for (size_t o = 0; o < sizeof options / sizeof *options; o++) {
+  /* The default plan, then each vector family alone at every size (its
+   * level and width, thresholds off, streaming from the first byte for a
+   * streaming kernel: bench/lib/kernel_list.lua's rule, from the same
+   * registry), then the string instructions, then the C library. */
+  size_t count = 0;
+  for (const avxbuf_kernel *const *k = avxbuf_kernel_list; *k; k++) count++;
+  for (size_t o = 0; o < count + 3; o++) {
+    char options[200] = "";
+    if (o >= 1 && o <= count) {
+      const avxbuf_kernel *k = avxbuf_kernel_list[o - 1];
+      if (!avxbuf_kernel_available(k) || k->level < 0) continue;
+      snprintf(options, sizeof options,
+               "use_avx=%d,max_vector_size=%d,avx3_threshold=0,rep_movsb_threshold=0,rep_stosb_threshold=0,"
+               "nontemporal_threshold=%d", k->level, k->vector_bits / 8, k->role == KR_STREAMING);
+    } else if (o == count + 1) {
+      snprintf(options, sizeof options, "avx3_threshold=0,rep_movsb_threshold=1,rep_stosb_threshold=1,"
+               "nontemporal_threshold=0");
+    } else if (o == count + 2) {
+      snprintf(options, sizeof options, "kernel=libc");
+    }
     static avxbuf_state st;
-    avxbuf_state_init(&st, options[o], quiet, NULL);   /* a knob this CPU lacks is capped, as in Lua */
-    avxbuf_state_resolve(&st);
+    avxbuf_state_init(&st, options, quiet, NULL);
     for (size_t n = 0; n <= maxn; n++) {
       refill(base, pages * page);
-      plan_edges(&st.plan, options[o][0] ? options[o] : "default", base, end, other, n);
+      plan_edges(&st.plan, options[0] ? options : "default", base, end, other, n);
     }
   }
   puts("no fault");
