@@ -406,8 +406,8 @@ end
 -- compiled over ranges within the bytes meets one past them. (Exits come
 -- earlier too: the collector's check in a trace asks for one whenever a
 -- cycle reaches its atomic or finalize phase, lj_gc.c's lj_gc_step_jit,
--- so when depends on the heap; once in CI the first came at call 50.) That
--- call ends as on the freed buffer, in a clean error: never a write into
+-- so when depends on the heap.) That call ends as on the freed buffer, in
+-- a clean error: never a write into
 -- the empty buffer's read-only bytes (exit 139 when the movers read the
 -- generation after such a guard), a copy of them or a value read from
 -- freed memory.

@@ -2,8 +2,7 @@
 -- writing at a page's edge (spec/pageguard.c, built with each flavour's
 -- core and kernels): the guard bytes of spec/kernels_spec.lua see a write
 -- past a destination, but a read past a source's end is seen only where it
--- faults. Once in CI a suite died of SIGSEGV in the kernel specs (stop 52),
--- and nothing tested such reads.
+-- faults.
 local lu = require "luaunit"
 local h = require "helpers"
 
