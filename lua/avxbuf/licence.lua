@@ -26,7 +26,7 @@ end
 local function pct(x) return 100 * x end
 
 -- The smallest difference a verdict names: the probe's own resolution
--- (two readings of the same state differ by up to ~0.1%, docs/clock.md),
+-- (how far two readings of the same state differ: docs/clock.md),
 -- with room for a small bias between rows.
 M.FLOOR = 0.005
 

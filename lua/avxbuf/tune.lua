@@ -154,9 +154,9 @@ end
 -- The first size from which the candidate wins, at the next size too (or
 -- there is none), and is slower at no size above it: neither beyond the
 -- margin (a loss) nor beyond the noise itself: a win at one size alone,
--- the next sizes even or slower, is a reading the machine's load moved (on
--- a VM whose L3 other tenants share, one size's speed can halve for a few
--- runs: docs/runs/zen4-vm-2026-12-04.md has the case), not a crossover.
+-- the next sizes even or slower, is a reading the machine's load moved
+-- (other tenants of a shared L3 can slow one size for a few runs:
+-- docs/runs/zen4-vm-2026-12-04.md has a case), not a crossover.
 local function lasting_win(r)
   for i = 1, #r.sizes do
     if r.verdict[i] == 1 and (i == #r.sizes or r.verdict[i + 1] == 1) then

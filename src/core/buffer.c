@@ -40,8 +40,8 @@ int buffer_grow(buffer_stats *st, buffer_alloc alloc, void *ud, buffer *b, size_
   cap = (cap + BUFFER_ALIGN - 1) & ~(size_t)(BUFFER_ALIGN - 1);
   size_t size = cap + BUFFER_ALIGN - 1;
   /* Grown where it is when the allocator can (glibc remaps a large block
-   * rather than copy it to fresh pages: a new block and a copy per doubling
-   * were half the time of building frames in bench/programs.lua); the bytes
+   * rather than copy it to fresh pages, so a doubling neither copies nor
+   * faults its pages in again: docs/runs/figures-once-cited.md); the bytes
    * kept move only when the block's alignment slack changed or bytes were
    * consumed (they go to the new block's aligned start). On failure the
    * old block stays (lua_Alloc's contract). */

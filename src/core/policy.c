@@ -2,11 +2,12 @@
  *
  * Evidence (each rule below names its sources; README has the table):
  * - Intel family 6 model 0x55 (Skylake-SP/X, Cascade Lake, Cooper Lake):
- *   512-bit instructions drop the core's turbo licence, ~3.1 -> 2.7 GHz on a
- *   Cascade Lake stepping 7, costing 15% of SPECjvm2008 xml.transform; 256-bit
- *   zeroing streams still held licence 1 and only rep stosb released it
- *   (OpenJDK PR 8731 / JDK-8286823). HotSpot avoids 512-bit only on steppings
- *   < 5; we avoid it on every stepping, as glibc, Linux and .NET do.
+ *   512-bit instructions drop the core's turbo licence, and with it the
+ *   clock and SPECjvm2008 xml.transform's score on a Cascade Lake stepping 7
+ *   (the report's figures: docs/clock.md); 256-bit zeroing streams still
+ *   held licence 1 and only rep stosb released it (OpenJDK PR 8731 /
+ *   JDK-8286823). HotSpot avoids 512-bit only on steppings < 5; we avoid
+ *   it on every stepping, as glibc, Linux and .NET do.
  * - Cannon/Ice/Tiger/Rocket Lake still drop licence under 512-bit load, less
  *   so: glibc prefers 256-bit on all of them (Prefer_No_AVX512), Linux on
  *   Ice/Tiger Lake (X86_FEATURE_PREFER_YMM), .NET on Cannon Lake. We follow
@@ -166,29 +167,26 @@ static const char *limit_text(const avxbuf_cpu *cpu)
  *   never by default (glibc too moves it to its non-temporal threshold
  *   there, BZ 30994). Zen 5 with FSRM: from 32 KiB with no end of its own,
  *   so until copies stream (nontemporal_threshold: half the L3, at most 16
- *   times the L2). Where rep movsb keeps the cache it beat every vector
- *   and streaming loop at 1-8 MiB; where it streams (from 4 MiB in some
- *   runs, a state of the machine no CPUID leaf shows) it ran as fast as
- *   the streaming loops, and those from 8 MiB at least as fast as the
- *   temporal vector loop (docs/policy.md). The masked
- *   Sapphire Rapids class: from 64 KiB, where the vector loops stopped
- *   winning.
+ *   times the L2). From 4 MiB rep movsb either keeps the cache or streams,
+ *   a state of the machine no CPUID leaf shows: keeping it, it beats every
+ *   vector and streaming loop, and streaming, it keeps up with the
+ *   streaming loops (the sweeps: docs/policy.md, "Other defaults"). The
+ *   masked Sapphire Rapids class: from 64 KiB, where the vector loops
+ *   stopped winning.
  * - rep stosb: glibc's 2048 with ERMS on Intel (64 KiB for the masked
  *   class, as rep movsb); on AMD never, but on Zen 5 from the L2 size to
- *   4 times it, where the vector stores slowed past the L2 and rep stosb
- *   kept the cache in every run; from 4 MiB it streamed in some runs and
- *   not in others, and a streaming fill ran at half the vector loop's speed
- *   (docs/policy.md).
+ *   4 times it: past the L2 the vector stores slow while rep stosb keeps
+ *   the cache, and beyond 4 x L2 it may stream, where a streaming fill
+ *   loses more than a cached one gains (docs/policy.md, "Other defaults").
  * - non-temporal: half the last-level cache for copies, whose source and
  *   destination then exceed it, but at most 16 L2s: a large L3 is shared
  *   by cores (and, under a hypervisor, tenants) this thread cannot see, and glibc too
  *   takes a fraction (a quarter) of the chip's L3. Dispatch doubles it for
  *   zero and fill, which touch half the memory per byte.
- * - AMD: zero streams from the copies' threshold, fill from twice it. On
- *   the Zen 3, 4 and 5 VMs measured, streaming stores of zeros ran well
- *   ahead of those of any other byte, and beat temporal zeroing from where
- *   streaming copies did; streaming fills did not (docs/policy.md has the
- *   figures). */
+ * - AMD: zero streams from the copies' threshold, fill from twice it:
+ *   there streaming stores of zeros outrun those of any other byte and beat
+ *   temporal zeroing from where streaming copies do, and streaming fills do
+ *   not (docs/policy.md, "Other defaults", has the sweeps). */
 static void thresholds(const avxbuf_cpu *cpu, const cpu_row *row, avxbuf_defaults *out)
 {
   int intel_erms = cpu->has[F_ERMS] && cpu->vendor_id != V_AMD;

@@ -210,8 +210,8 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill_loop(unsigned char *d, int c, 
  * load spans two cache lines (a split load, which Intel's optimization
  * reference manual counts as two accesses) and every 32-byte one sits in
  * one, so copies of 8 vectors up to 8 KiB, forward or backward, take the
- * 32-byte family's loops; the bound is where the two measured machines part
- * (docs/kernels.md, "Skew 32"). */
+ * 32-byte family's loops; the bound comes from the sweeps in
+ * docs/kernels.md, "Skew 32". */
 #define KCOPY_SKEW32 avx512_256_copy
 #define KSKEW32_KERNEL avxbuf_k_avx512_256
 #define KSKEW32_UPTO (8 << 10)

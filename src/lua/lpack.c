@@ -558,8 +558,8 @@ static int l_unpack(lua_State *L)
   size_t w = b->len - start < WINDOW ? b->len - start : WINDOW;
   /* A constant size where the memory allows (the bytes past the length
    * are the buffer's too, and never read): a few vector moves, where GCC
-   * made a variable one rep movsq, whose start-up cost dominated a short
-   * unpack (perf annotate). */
+   * made a variable one rep movsq, a string instruction whose start-up
+   * cost a short unpack would pay in full. */
   if (b->cap - start >= WINDOW) memcpy(stack, b->data + start, WINDOW);
   else memcpy(stack, b->data + start, w);
   view v = { stack, start, start + w, b->len };
