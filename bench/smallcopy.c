@@ -147,9 +147,9 @@ int main(int argc, char **argv)
   dstmem += 64;
   place(delta < 0 ? 2048 : delta);
   const avxbuf_plan *p = &b.module->state.plan;
-  printf("# plan: small kernel %s below %zu, le16_upto %zu, fast path's functions %s, %s\n",
-         p->copy_small->name, p->copy_small_below, p->copy_le16_upto,
-         p->copy_fn[0] ? "set" : "NULL", p->copy_fn[1] ? "set" : "NULL");
+  printf("# plan: small kernel %s below %zu, le16_upto %zu, call_from %zu span %zu, call_fn %s, mid_fn %s\n",
+         p->copy_small->name, p->copy_small_below, p->copy_le16_upto, p->copy_call_from, p->copy_call_span,
+         p->copy_call_fn ? "set" : "NULL", p->copy_mid_fn ? "set" : "NULL");
   printf("# dst page offset %lu, plan page offset %lu, src %s\n", (unsigned long)((uintptr_t)b.data & 4095),
          (unsigned long)((uintptr_t)p & 4095), moving ? "moving" : "fixed");
   if (sweep) {

@@ -3,7 +3,7 @@
  * buf:find and buf:rfind, against a byte-wise reference: their inline
  * moves up to 16 bytes, the small kernel called through the plan, and the
  * picks above it (fuzz_kernels.c calls the picked kernel itself, past the
- * inline path). Sizes cluster below SMALL_MAX; each threshold is
+ * inline path). Sizes cluster around AVXBUF_INLINE_MAX; each threshold is
  * a byte of the input (small, large or the machine's default), so that
  * every boundary of the plan falls among them. The destination keeps
  * GUARD bytes of the arena on each side, and nothing in the arena but the
@@ -33,12 +33,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 enum { H_OP, H_KNOBS, H_AVX3, H_MOVSB, H_MOVSB_STOP, H_STOSB, H_NT, H_N, H_N2, H_D, H_D2, H_S, H_S2, H_BYTE,
        H_STOSB_STOP, HEADER };
 /* The bits of h[H_OP] (F_: the fuzzer's own flags, not src/core/op.h's operations). */
-/* The small sizes: the fast path's inline moves (up to 16 bytes) and the
- * vector template's first size classes above them (vec_template.h). */
-#define SMALL_MAX 80
 #define F_COPY 1
 #define F_HEAP_SOURCE 2   /* a copy's source is a block of its own */
-#define F_SMALL 4         /* n up to SMALL_MAX */
+#define F_SMALL 4         /* n up to AVXBUF_INLINE_MAX + 16 */
 #define F_NEAR 8          /* the source within 128 bytes of the destination */
 #define F_FILL_BYTE 16    /* a fill of H_BYTE, not zero */
 #define F_FIND 32         /* a search of the bytes at d for the 1 + H_BYTE % 64 at s: no copy or fill */
@@ -99,31 +96,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   r[K_MEMSET_NONTEMPORAL_THRESHOLD] = AVXBUF_UNSET;   /* fills: twice H_NT's */
   r[K_ZERO_NONTEMPORAL_THRESHOLD] = AVXBUF_UNSET;     /* zero: the policy's rule */
   avxbuf_state_resolve(&st);
-  /* avxbuf_copy's fast path goes where the picks do: its functions at both
-   * ends of their size class and at one size the input chooses, whatever
-   * the overlap, and its inline moves only where a vector kernel (whose
-   * moves up to 16 bytes are small.h's) is picked. */
+  /* avxbuf_copy's one-load ways to the small kernel go where the picks do,
+   * at both ends of their sizes and at one the input chooses, whatever the
+   * overlap. */
   const avxbuf_plan *p = &st.plan;
-  const size_t lo[2] = { AVXBUF_CALL_MIN, AVXBUF_CALL_MAX + 1 }, hi[2] = { AVXBUF_CALL_MAX, AVXBUF_MID_MAX };
-  for (int c = 0; c < 2; c++) {
-    size_t ends[] = { lo[c], hi[c], lo[c] + h[H_N] * 7u % (hi[c] - lo[c] + 1) };
+  const struct { avxbuf_copy_fn copy; avxbuf_fill_fn fill; size_t lo, hi; } ways[] = {
+    { p->copy_call_fn, p->fill_call_fn, AVXBUF_CALL_MIN, AVXBUF_CALL_MAX },
+    { p->copy_mid_fn, p->fill_mid_fn, AVXBUF_CALL_MAX + 1, AVXBUF_MID_MAX } };
+  for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
+    size_t ends[] = { ways[w].lo, ways[w].hi, ways[w].lo + h[H_N] * 7u % (ways[w].hi - ways[w].lo + 1) };
     for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
       size_t m = ends[i];
-      if (p->copy_fn[c] && (p->copy_fn[c] != avxbuf_pick_copy(p, m, OV_BACKWARD)->copy
-                            || p->copy_fn[c] != avxbuf_pick_copy(p, m, OV_NONE)->copy)) abort();
-      if (p->fill_fn[c] && (p->fill_fn[c] != avxbuf_pick_fill(p, m, 0)->fill
-                            || p->fill_fn[c] != avxbuf_pick_fill(p, m, 1)->fill)) abort();
+      if (ways[w].copy && (ways[w].copy != avxbuf_pick_copy(p, m, OV_BACKWARD)->copy
+                           || ways[w].copy != avxbuf_pick_copy(p, m, OV_NONE)->copy)) abort();
+      if (ways[w].fill && (ways[w].fill != avxbuf_pick_fill(p, m, 0)->fill
+                           || ways[w].fill != avxbuf_pick_fill(p, m, 1)->fill)) abort();
     }
-  }
-  for (size_t m = 1; m <= 16; m++) {
-    if (m <= p->copy_le16_upto && (avxbuf_pick_copy(p, m, OV_BACKWARD)->vector_bits <= 0
-                                   || avxbuf_pick_copy(p, m, OV_NONE)->vector_bits <= 0)) abort();
-    if (m <= p->fill_le16_upto && (avxbuf_pick_fill(p, m, 0)->vector_bits <= 0
-                                   || avxbuf_pick_fill(p, m, 1)->vector_bits <= 0)) abort();
   }
 
   uint8_t op = h[H_OP];
-  size_t n = op & F_SMALL ? h[H_N] % (SMALL_MAX + 1) : (size_t)(h[H_N] << 8 | h[H_N2]) % (MAX_N + 1);
+  size_t n = op & F_SMALL ? h[H_N] % (AVXBUF_INLINE_MAX + 17) : (size_t)(h[H_N] << 8 | h[H_N2]) % (MAX_N + 1);
   size_t d = GUARD + (size_t)(h[H_D] << 8 | h[H_D2]) % (ARENA - 2 * GUARD - n + 1);
   size_t s = (size_t)(h[H_S] << 8 | h[H_S2]) % (ARENA - n + 1);
   if (op & F_NEAR) {

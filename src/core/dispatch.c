@@ -115,18 +115,15 @@ static size_t above(long long threshold)
   return t == SIZE_MAX ? SIZE_MAX : t + 1;
 }
 
-/* The sizes up to 16 the fast path moves itself: where the small kernel is
- * a vector kernel (a string-instruction or C library one must run at every
- * size) and serves them all. */
-static size_t le16_upto(const avxbuf_kernel *small, size_t below)
+static int inline_upto(const avxbuf_kernel *small, size_t below)
 {
-  return small->vector_bits > 0 && below > 16 ? 16 : 0;
+  if (small->vector_bits <= 0 || below == 0) return -1;   /* libc: -1, unknown */
+  return (int)min_size(below - 1, AVXBUF_INLINE_MAX);
 }
 
 /* Below the first threshold: the family avxbuf_pick_* would take (the narrow
  * one when avx3_threshold splits the sizes), and never its streaming or
- * string-instruction kernel. The fast path's functions are its where it
- * serves a whole size class. */
+ * string-instruction kernel. */
 static void plan_small(avxbuf_plan *p)
 {
   size_t split_at = p->wide_from > 0 ? p->wide_from : SIZE_MAX;
@@ -135,13 +132,20 @@ static void plan_small(avxbuf_plan *p)
   p->copy_small_below = min_size(split_at, min_size(p->nontemporal_copy_from, p->rep_movsb_from));
   p->fill_small_below = min_size(min_size(split_at, p->rep_stosb_from),
                                  min_size(p->nontemporal_fill_from, p->nontemporal_zero_from));
-  p->copy_le16_upto = le16_upto(p->copy_small, p->copy_small_below);
-  p->fill_le16_upto = le16_upto(p->fill_small, p->fill_small_below);
-  const size_t class_max[2] = { AVXBUF_CALL_MAX, AVXBUF_MID_MAX };
-  for (int c = 0; c < 2; c++) {
-    p->copy_fn[c] = p->copy_small_below > class_max[c] ? p->copy_small->copy : NULL;
-    p->fill_fn[c] = p->fill_small_below > class_max[c] ? p->fill_small->fill : NULL;
-  }
+  p->copy_small_fn = p->copy_small->copy;
+  p->fill_small_fn = p->fill_small->fill;
+  p->copy_inline_upto = inline_upto(p->copy_small, p->copy_small_below);
+  p->fill_inline_upto = inline_upto(p->fill_small, p->fill_small_below);
+  p->copy_le16_upto = p->copy_inline_upto < 0 ? 0 : min_size((size_t)p->copy_inline_upto, 16);
+  p->fill_le16_upto = p->fill_inline_upto < 0 ? 0 : min_size((size_t)p->fill_inline_upto, 16);
+  p->copy_call_from = p->copy_le16_upto + 1;
+  p->fill_call_from = p->fill_le16_upto + 1;
+  p->copy_call_span = p->copy_small_below > p->copy_call_from ? p->copy_small_below - p->copy_call_from : 0;
+  p->fill_call_span = p->fill_small_below > p->fill_call_from ? p->fill_small_below - p->fill_call_from : 0;
+  p->copy_call_fn = p->copy_small_below > AVXBUF_CALL_MAX ? p->copy_small_fn : NULL;
+  p->fill_call_fn = p->fill_small_below > AVXBUF_CALL_MAX ? p->fill_small_fn : NULL;
+  p->copy_mid_fn = p->copy_small_below > AVXBUF_MID_MAX ? p->copy_small_fn : NULL;
+  p->fill_mid_fn = p->fill_small_below > AVXBUF_MID_MAX ? p->fill_small_fn : NULL;
 }
 
 static void plan(avxbuf_state *st, const avxbuf_machine *m)

@@ -33,30 +33,56 @@ typedef struct avxbuf_plan {
   size_t nontemporal_copy_from, nontemporal_fill_from, nontemporal_zero_from;
   const avxbuf_kernel *string_copy, *string_fill;   /* the rep_* windows' kernels */
   /* Below the first of the thresholds one kernel serves every size: the
-   * one the picks below return there. */
+   * one the picks below return there, with its function at hand, so that a
+   * small operation costs a compare and a call, not a chain of dependent
+   * loads through plan, family and kernel, which small copies from C paid
+   * for (docs/kernels.md). */
   size_t copy_small_below, fill_small_below;
   const avxbuf_kernel *copy_small, *fill_small;
-  /* What avxbuf_copy/avxbuf_fill's fast path reads, and nothing else: the
-   * sizes up to 16 it moves itself (0: none), and for each of its two size
-   * classes the small kernel's function where that kernel serves the whole
-   * class (else NULL: the slow path picks). */
+  avxbuf_copy_fn copy_small_fn;
+  avxbuf_fill_fn fill_small_fn;
+  /* The largest size (at most AVXBUF_INLINE_MAX; -1: none) at which the
+   * plan runs a vector kernel of the small family, whose moves are plain
+   * loads and stores: a caller may do them itself, without the call (see
+   * avxbuf_copy). */
+  int copy_inline_upto, fill_inline_upto;
+  /* The sizes (at most 16) avxbuf_copy/avxbuf_fill move inline: the above
+   * capped, as a size_t. 0 where none: a move of 0 bytes is none either way. */
   size_t copy_le16_upto, fill_le16_upto;
-  avxbuf_copy_fn copy_fn[2];
-  avxbuf_fill_fn fill_fn[2];
+  /* The sizes the small kernel's call serves, le16_upto < n < small_below,
+   * as a start and a span, so that the way to the call is one unsigned
+   * compare: every compare on that way is paid by every call
+   * (docs/runs/intel-vm-2026-12-03.md, "Where the default's 256 B goes"). */
+  size_t copy_call_from, copy_call_span, fill_call_from, fill_call_span;
+  /* The small kernel's function where it serves every size from 17 to
+   * AVXBUF_CALL_MAX, else NULL: the way to the call for those sizes is then
+   * one load, of the function, and compares with constants: each further
+   * load of the plan on that way is one more dependent load in every call
+   * (what that cost: docs/runs/zen4-vm-2026-12-04.md, "Where the default's
+   * 256 B went"). */
+  avxbuf_copy_fn copy_call_fn;
+  avxbuf_fill_fn fill_call_fn;
+  /* The same above AVXBUF_CALL_MAX, up to AVXBUF_MID_MAX: the small kernel's
+   * function where it serves all those sizes, else NULL. The way through
+   * from/span and the small function took four loads of the plan, and a
+   * load whose address bits 11:0 match a store still in flight waits on
+   * it (4K aliasing): wherever the plan shared its page offset with a
+   * copy's last stores, each call waited (docs/runs/zen5-vm-2026-12-05.md,
+   * "The default's 4 KiB"). */
+  avxbuf_copy_fn copy_mid_fn;
+  avxbuf_fill_fn fill_mid_fn;
 } avxbuf_plan;
 
-/* The fast path's two size classes, 17 B-2 KiB and 2 KiB-32 KiB, ended by
- * constants, so that the way to the first class's kernel loads one word of
- * the plan, the function, and the second's two. A load whose address bits
- * 11:0 match a store still in flight waits on it (4K aliasing, in Intel's
- * optimization manual), so each further load of the plan on that way is
- * one more chance of a wait after a copy (docs/runs/zen5-vm-2026-12-05.md,
- * "The default's 4 KiB"). The first class ends below glibc's
- * string-instruction thresholds (dl-cacheinfo.h: above 2048), the second
- * below the Zen 5 rule's (policy.c): plans whose thresholds lie lower take
- * the slow path there. */
+#define AVXBUF_INLINE_MAX 64
+/* The sizes of the one-load way: above the 16 moved inline, up to below
+ * every threshold a policy sets by default (glibc's string instructions
+ * start above 2048, dl-cacheinfo.h; the others higher). */
 #define AVXBUF_CALL_MIN 17
 #define AVXBUF_CALL_MAX 2048
+/* The second one-load way's largest size: below the string instructions'
+ * window on the Zen 5 row (from 32 KiB, policy.c); plans with a threshold
+ * lower than that (Intel's glibc thresholds, AVX3Threshold's split at
+ * 4 KiB) take the slow path there. */
 #define AVXBUF_MID_MAX ((32 << 10) - 1)
 
 typedef struct avxbuf_state {
@@ -118,52 +144,53 @@ static inline const avxbuf_kernel *avxbuf_pick_find(const avxbuf_plan *p, size_t
   return (n >= p->wide_from ? &p->copy_wide : &p->copy_narrow)->k;
 }
 
-/* An operation of n bytes with the kernel the plan picks, in two parts as
- * LuaJIT's lj_buf_more (lj_buf.h): an inline fast path that reads at most
- * two words of the plan, and the slow path out of line, which picks the
- * kernel for the rest. Up to 16 bytes a vector kernel runs small.h's
- * scalar moves and nothing else, so the fast path runs them itself: the
- * same instructions without the call, which for the small pieces buf:put
- * assembles cost more than the move. The first class's function is loaded
- * before its size is compared, so that a caller's loop of such calls
- * compiles to one block (load, compare, call): with the compare first, GCC
- * hoisted it and split the loop in two, and such a loop of 128-256 B
- * copies ran slower (docs/runs/zen5-vm-2026-12-05.md, "The small path in
- * two parts"). */
+/* An operation of n bytes with the kernel the plan picks: an inline fast
+ * path for the sizes below the plan's first threshold, and the slow path
+ * out of line (avxbuf_copy_more, which picks), as LuaJIT's lj_buf_more.
+ * The fast path keeps the ways measured to pay
+ * (docs/runs/zen5-vm-2026-12-05.md, "The small path in two parts"). Sizes
+ * from 2 KiB to 32 KiB test their range with constants before any load, so
+ * that they load the plan once: a load whose address bits 11:0 match a store still
+ * in flight waits on it (4K aliasing, in Intel's optimization manual). The
+ * small kernel's call for 17 B-2 KiB is marked likely, so that a caller's
+ * loop of them stays one block. Up to 16 bytes a vector kernel runs
+ * small.h's scalar moves and nothing else, so they run here, without the
+ * call, which for the small pieces buf:put assembles costs more than the
+ * move. */
 void avxbuf_copy_more(const avxbuf_plan *p, void *d, const void *s, size_t n, avxbuf_overlap ov);
 void avxbuf_fill_more(const avxbuf_plan *p, void *d, int byte, size_t n);
 
 static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, size_t n, avxbuf_overlap ov)
 {
-  avxbuf_copy_fn f = p->copy_fn[0];
+  avxbuf_copy_fn f;
+  if (__builtin_expect(n - (AVXBUF_CALL_MAX + 1) <= AVXBUF_MID_MAX - (AVXBUF_CALL_MAX + 1), 0)) {
+    f = p->copy_mid_fn;
+    if (f != NULL) { f(d, s, n); return; }
+  }
+  f = p->copy_call_fn;
   if (__builtin_expect(f != NULL && n - AVXBUF_CALL_MIN <= AVXBUF_CALL_MAX - AVXBUF_CALL_MIN, 1)) {
     f(d, s, n);
     return;
   }
-  if (n - (AVXBUF_CALL_MAX + 1) <= AVXBUF_MID_MAX - (AVXBUF_CALL_MAX + 1)) {
-    f = p->copy_fn[1];
-    if (f != NULL) { f(d, s, n); return; }
-  } else if (n <= p->copy_le16_upto) {
-    copy_le16((unsigned char *)d, (const unsigned char *)s, n);
-    return;
-  }
+  if (n - p->copy_call_from < p->copy_call_span) { p->copy_small_fn(d, s, n); return; }
+  if (n <= p->copy_le16_upto) { copy_le16((unsigned char *)d, (const unsigned char *)s, n); return; }
   avxbuf_copy_more(p, d, s, n, ov);
 }
 
 static inline void avxbuf_fill(const avxbuf_plan *p, void *d, int byte, size_t n)
 {
-  avxbuf_fill_fn f = p->fill_fn[0];
+  avxbuf_fill_fn f;
+  if (__builtin_expect(n - (AVXBUF_CALL_MAX + 1) <= AVXBUF_MID_MAX - (AVXBUF_CALL_MAX + 1), 0)) {
+    f = p->fill_mid_fn;
+    if (f != NULL) { f(d, byte, n); return; }
+  }
+  f = p->fill_call_fn;
   if (__builtin_expect(f != NULL && n - AVXBUF_CALL_MIN <= AVXBUF_CALL_MAX - AVXBUF_CALL_MIN, 1)) {
     f(d, byte, n);
     return;
   }
-  if (n - (AVXBUF_CALL_MAX + 1) <= AVXBUF_MID_MAX - (AVXBUF_CALL_MAX + 1)) {
-    f = p->fill_fn[1];
-    if (f != NULL) { f(d, byte, n); return; }
-  } else if (n <= p->fill_le16_upto) {
-    fill_le16((unsigned char *)d, byte, n);
-    return;
-  }
+  if (n - p->fill_call_from < p->fill_call_span) { p->fill_small_fn(d, byte, n); return; }
+  if (n <= p->fill_le16_upto) { fill_le16((unsigned char *)d, byte, n); return; }
   avxbuf_fill_more(p, d, byte, n);
 }
 
