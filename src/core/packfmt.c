@@ -5,17 +5,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include "lua.h"     /* for the sizes of lua_Integer and lua_Number only */
 #include "core/packfmt.h"
 
-/* The native alignment: that of the most demanding of these types, as
- * string.pack takes it. */
-#define NATIVE_MAXALIGN _Alignof(union { double d; void *p; lua_Integer i; lua_Number n; })
-
-/* How an option's size is given: fixed, a number that may follow (with a
- * default), or a number that must follow; SZ_NONE marks a character that
- * is no option. */
-enum { SZ_NONE, SZ_FIXED, SZ_OPTIONAL, SZ_REQUIRED };
+/* How an option's size is given: fixed, the running Lua's integer or
+ * number, a number that may follow (with a default), or a number that
+ * must follow; SZ_NONE marks a character that is no option. */
+enum { SZ_NONE, SZ_FIXED, SZ_LUA_INTEGER, SZ_LUA_NUMBER, SZ_OPTIONAL, SZ_REQUIRED };
 
 /* Indexed by the option's character: one load per option, not a search
  * through a list of them at every option of every unpack. */
@@ -26,19 +21,20 @@ static const struct option {
   ['b'] = { PK_INT, SZ_FIXED, 1 },  ['B'] = { PK_UINT, SZ_FIXED, 1 },
   ['h'] = { PK_INT, SZ_FIXED, sizeof(short) },  ['H'] = { PK_UINT, SZ_FIXED, sizeof(short) },
   ['l'] = { PK_INT, SZ_FIXED, sizeof(long) },  ['L'] = { PK_UINT, SZ_FIXED, sizeof(long) },
-  ['j'] = { PK_INT, SZ_FIXED, sizeof(lua_Integer) },  ['J'] = { PK_UINT, SZ_FIXED, sizeof(lua_Integer) },
+  ['j'] = { PK_INT, SZ_LUA_INTEGER, 0 },  ['J'] = { PK_UINT, SZ_LUA_INTEGER, 0 },
   ['T'] = { PK_UINT, SZ_FIXED, sizeof(size_t) },
   ['f'] = { PK_FLOAT, SZ_FIXED, sizeof(float) },  ['d'] = { PK_DOUBLE, SZ_FIXED, sizeof(double) },
-  ['n'] = { PK_NUMBER, SZ_FIXED, sizeof(lua_Number) },
+  ['n'] = { PK_NUMBER, SZ_LUA_NUMBER, 0 },
   ['i'] = { PK_INT, SZ_OPTIONAL, sizeof(int) },  ['I'] = { PK_UINT, SZ_OPTIONAL, sizeof(int) },
   ['s'] = { PK_STRING, SZ_OPTIONAL, sizeof(size_t) },
   ['c'] = { PK_CHAR, SZ_REQUIRED, 0 },
   ['z'] = { PK_ZSTR, SZ_FIXED, 0 },  ['x'] = { PK_PAD, SZ_FIXED, 1 },
 };
 
-void avxbuf_pk_init(avxbuf_pk *h, const char *fmt)
+void avxbuf_pk_init(avxbuf_pk *h, const char *fmt, avxbuf_pk_lua lua)
 {
   h->fmt = fmt;
+  h->lua = lua;
   h->little = avxbuf_pk_native_little();
   h->maxalign = 1;
 }
@@ -70,7 +66,7 @@ static int read_option(avxbuf_pk *h, avxbuf_pk_op *op, avxbuf_pk_chunk *c)
   case '>': h->little = 0; return 0;
   case '=': h->little = avxbuf_pk_native_little(); return 0;
   case '!':
-    size = read_number(&h->fmt, NATIVE_MAXALIGN);
+    size = read_number(&h->fmt, h->lua.maxalign);
     if (size < 1 || size > AVXBUF_PK_MAXINT) goto bad_size;
     h->maxalign = size;
     return 0;
@@ -81,6 +77,12 @@ static int read_option(avxbuf_pk *h, avxbuf_pk_op *op, avxbuf_pk_chunk *c)
   switch (o->how) {
   case SZ_FIXED:
     size = o->size;
+    break;
+  case SZ_LUA_INTEGER:
+    size = h->lua.integer;
+    break;
+  case SZ_LUA_NUMBER:
+    size = h->lua.number;
     break;
   case SZ_OPTIONAL:
     size = read_number(&h->fmt, o->size);
@@ -147,8 +149,9 @@ void avxbuf_pk_compile(avxbuf_pk *h, avxbuf_pk_chunk *c)
   c->more = r > 0 && *h->fmt != '\0';
 }
 
-void avxbuf_pk_cache_init(avxbuf_pk_cache *cache)
+void avxbuf_pk_cache_init(avxbuf_pk_cache *cache, avxbuf_pk_lua lua)
 {
+  cache->lua = lua;
   for (int i = 0; i < AVXBUF_PK_CACHE_SLOTS; i++) cache->slot[i].len = AVXBUF_PK_CACHE_LEN + 1;
 }
 
@@ -161,7 +164,7 @@ const avxbuf_pk_chunk *avxbuf_pk_cached(avxbuf_pk_cache *cache, const char *fmt,
   avxbuf_pk_slot *s = &cache->slot[((a >> 4) ^ (a >> 9)) % AVXBUF_PK_CACHE_SLOTS];
   if (s->len == len && memcmp(s->fmt, fmt, len) == 0) return &s->c;
   avxbuf_pk h;
-  avxbuf_pk_init(&h, fmt);
+  avxbuf_pk_init(&h, fmt, cache->lua);
   avxbuf_pk_compile(&h, &s->c);
   if (s->c.more) {
     s->len = AVXBUF_PK_CACHE_LEN + 1;

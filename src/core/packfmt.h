@@ -1,7 +1,8 @@
 /* The format language of Lua 5.4's string.pack (as 5.3's), compiled into ops: no Lua
  * state here (lpack.c does the values), so the parser can be fuzzed alone.
- * The sizes of the native types are this build's, as string.pack uses the
- * running Lua's. */
+ * The sizes of the native types are this build's; those of the Lua's own
+ * (lua_Integer, lua_Number) are the running Lua's, which the binding gives
+ * (avxbuf_pk_lua), as string.pack uses them. */
 #ifndef AVXBUF_PACKFMT_H
 #define AVXBUF_PACKFMT_H
 
@@ -28,11 +29,19 @@ static inline int avxbuf_pk_native_little(void)
   return probe.c == 1;
 }
 
+/* The running Lua's sizes that options take (lstrlib.c): 'j' and 'J' its
+ * lua_Integer's, 'n' its lua_Number's, and '!' with no number the
+ * alignment of the most demanding of its types and the C ones. */
+typedef struct avxbuf_pk_lua {
+  unsigned char integer, number, maxalign;
+} avxbuf_pk_lua;
+
 /* The parser's place in a format. */
 typedef struct avxbuf_pk {
   const char *fmt;     /* what is left of the format */
   int little;          /* byte order from here on */
   size_t maxalign;     /* the ! setting */
+  avxbuf_pk_lua lua;
 } avxbuf_pk;
 
 /* One option that takes bytes. Options that take none and no value (space
@@ -87,7 +96,7 @@ static inline size_t avxbuf_pk_str_most(const avxbuf_pk_op *op)
   return op->size >= sizeof(size_t) ? SIZE_MAX : ((size_t)1 << (op->size * 8)) - 1;
 }
 
-void avxbuf_pk_init(avxbuf_pk *h, const char *fmt);
+void avxbuf_pk_init(avxbuf_pk *h, const char *fmt, avxbuf_pk_lua lua);
 
 /* The next ops from h, until AVXBUF_PK_CHUNK of them, the end, or an
  * error. */
@@ -103,10 +112,11 @@ typedef struct avxbuf_pk_slot {
   avxbuf_pk_chunk c;
 } avxbuf_pk_slot;
 typedef struct avxbuf_pk_cache {
+  avxbuf_pk_lua lua;   /* the sizes its formats were compiled with */
   avxbuf_pk_slot slot[AVXBUF_PK_CACHE_SLOTS];
 } avxbuf_pk_cache;
 
-void avxbuf_pk_cache_init(avxbuf_pk_cache *cache);
+void avxbuf_pk_cache_init(avxbuf_pk_cache *cache, avxbuf_pk_lua lua);
 
 /* The whole of format fmt (len bytes) compiled, from the cache or compiled
  * into it; NULL when it is longer than AVXBUF_PK_CACHE_LEN or more than a

@@ -100,7 +100,7 @@ static lmodule *push_anchor(lua_State *L)
   m->alloc = alloc;
   m->alloc_ud = ud;
   m->refs = 1;
-  avxbuf_pk_cache_init(packs);
+  avxbuf_pk_cache_init(packs, AVXBUF_PK_LUA);
   m->packs = packs;
   a->module = m;
   a->api = &m->api;

@@ -14,6 +14,13 @@
 
 #define BUFFER_NAME "avxbuf.buffer"
 
+/* This Lua's sizes for the pack formats (core/packfmt.h), as lstrlib.c's
+ * string.pack takes them (its LUAI_MAXALIGN: lua_Number, double, a
+ * pointer, lua_Integer, long). */
+#define AVXBUF_PK_LUA \
+  ((avxbuf_pk_lua){ sizeof(lua_Integer), sizeof(lua_Number), \
+                    _Alignof(union { lua_Number n; double u; void *s; lua_Integer i; long l; }) })
+
 typedef struct lmodule {
   avxbuf_api api;       /* first: the C API's table is the record */
   avxbuf_state state;   /* the knobs and the plan made from them */

@@ -28,7 +28,7 @@ static const avxbuf_pk_chunk *first_ops(lmodule *m, reader *r, const char *fmt, 
     memcpy(&r->c, cached, offsetof(avxbuf_pk_chunk, op) + (size_t)cached->n * sizeof cached->op[0]);
     r->c.more = 0;
   } else {
-    avxbuf_pk_init(&r->h, fmt);
+    avxbuf_pk_init(&r->h, fmt, AVXBUF_PK_LUA);
     avxbuf_pk_compile(&r->h, &r->c);
   }
   return &r->c;

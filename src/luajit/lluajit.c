@@ -334,7 +334,7 @@ static int l_pack_ops(lua_State *L)
   if (strlen(fmt) != len) return 0;
   avxbuf_pk h;
   avxbuf_pk_chunk c;
-  avxbuf_pk_init(&h, fmt);
+  avxbuf_pk_init(&h, fmt, AVXBUF_PK_LUA);
   avxbuf_pk_compile(&h, &c);
   if (c.more || c.bad) return 0;
   lua_createtable(L, c.n, 0);
