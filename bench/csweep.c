@@ -73,29 +73,24 @@ static volatile avxbuf_fill_fn v_fill;
 static volatile avxbuf_find_fn v_find;
 
 #define TIMED_LOOP static __attribute__((noinline, aligned(64))) void
-TIMED_LOOP libc_copy(unsigned char *d, const unsigned char *s, size_t n, long reps)
-{ for (long r = 0; r < reps; r++) v_memmove(d, s, n); }
-TIMED_LOOP libc_fill(unsigned char *d, int byte, size_t n, long reps)
-{ for (long r = 0; r < reps; r++) v_memset(d, byte, n); }
-TIMED_LOOP libc_find(const unsigned char *s, size_t n, const unsigned char *needle, long reps)
-{ for (long r = 0; r < reps; r++) found = v_memmem(s, n, needle, NEEDLE); }
+/* A family's three loops (name_copy, name_fill, name_find), each repeating
+ * one call on its arguments. */
+#define TIMED_LOOPS(name, copy_call, fill_call, find_call) \
+  TIMED_LOOP name##_copy(unsigned char *d, const unsigned char *s, size_t n, long reps) \
+  { for (long r = 0; r < reps; r++) copy_call; } \
+  TIMED_LOOP name##_fill(unsigned char *d, int byte, size_t n, long reps) \
+  { for (long r = 0; r < reps; r++) fill_call; } \
+  TIMED_LOOP name##_find(const unsigned char *s, size_t n, const unsigned char *needle, long reps) \
+  { for (long r = 0; r < reps; r++) found = find_call; }
+TIMED_LOOPS(libc, v_memmove(d, s, n), v_memset(d, byte, n), v_memmem(s, n, needle, NEEDLE))
 /* The default: what a caller of avxbuf_copy runs, plan and all; and its
  * twin, the same loops reading the twin state's copy of the plan. */
 #define DISPATCH_LOOPS(name, st) \
-  TIMED_LOOP name##_copy(unsigned char *d, const unsigned char *s, size_t n, long reps) \
-  { for (long r = 0; r < reps; r++) avxbuf_copy(&st.plan, d, s, n, OV_NONE); } \
-  TIMED_LOOP name##_fill(unsigned char *d, int byte, size_t n, long reps) \
-  { for (long r = 0; r < reps; r++) avxbuf_fill(&st.plan, d, byte, n); } \
-  TIMED_LOOP name##_find(const unsigned char *s, size_t n, const unsigned char *needle, long reps) \
-  { for (long r = 0; r < reps; r++) found = avxbuf_pick_find(&st.plan, n)->find(s, n, needle, NEEDLE); }
+  TIMED_LOOPS(name, avxbuf_copy(&st.plan, d, s, n, OV_NONE), avxbuf_fill(&st.plan, d, byte, n), \
+              avxbuf_pick_find(&st.plan, n)->find(s, n, needle, NEEDLE))
 DISPATCH_LOOPS(default, state)
 DISPATCH_LOOPS(twin, twin)
-TIMED_LOOP kernel_copy(unsigned char *d, const unsigned char *s, size_t n, long reps)
-{ for (long r = 0; r < reps; r++) v_copy(d, s, n); }
-TIMED_LOOP kernel_fill(unsigned char *d, int byte, size_t n, long reps)
-{ for (long r = 0; r < reps; r++) v_fill(d, byte, n); }
-TIMED_LOOP kernel_find(const unsigned char *s, size_t n, const unsigned char *needle, long reps)
-{ for (long r = 0; r < reps; r++) found = v_find(s, n, needle, NEEDLE); }
+TIMED_LOOPS(kernel, v_copy(d, s, n), v_fill(d, byte, n), v_find(s, n, needle, NEEDLE))
 
 static void run(const timed *t, int op, unsigned char *d, const unsigned char *s, size_t n, long reps)
 {

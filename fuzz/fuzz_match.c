@@ -16,13 +16,8 @@
  * most 4 quantifier bytes. (The nesting limit of 200 is out of reach of
  * such patterns: spec/match_spec.lua tests it.) */
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include "lua.h"
-#include "lauxlib.h"
-#include "lualib.h"
-#include "avxbuf.h"
+#include "lua_oracle.h"
 
 #define MAX_PATTERN 32
 #define MAX_SUBJECT 64
@@ -53,17 +48,10 @@ static const char check[] =
   "  elseif want[2] == nil then return end\n"
   "end\n";
 
-static lua_State *L;
 static const char *const ops[] = { "find", "match", "gmatch", "find" };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  if (L == NULL) {
-    L = luaL_newstate();
-    luaL_openlibs(L);
-    luaL_requiref(L, "avxbuf", luaopen_avxbuf, 0);
-    lua_pop(L, 1);
-  }
   if (size < 3) return 0;
   size_t plen = data[2];
   if (plen > MAX_PATTERN || size - 3 < plen || size - 3 - plen > MAX_SUBJECT) return 0;
@@ -74,21 +62,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   }
   if (quantifiers > MAX_QUANTIFIERS) return 0;
   int op = data[0] & 3;                    /* 3: find with plain = true */
-  lua_settop(L, 0);
-  if (luaL_loadstring(L, check) != LUA_OK) abort();
-  lua_getglobal(L, "require");
-  lua_pushliteral(L, "avxbuf");
-  lua_call(L, 1, 1);
+  oracle_begin(check);
   lua_pushstring(L, ops[op]);
   lua_pushlstring(L, (const char *)data + 3, plen);
   lua_pushlstring(L, (const char *)data + 3 + plen, size - 3 - plen);
   if (data[1] == 0x80) lua_pushnil(L);
   else lua_pushinteger(L, (int8_t)data[1]);
   lua_pushboolean(L, op == 3);
-  if (lua_pcall(L, 6, 1, 0) != LUA_OK || !lua_isnil(L, -1)) {
-    fprintf(stderr, "fuzz_match: %s\n", lua_tostring(L, -1));
-    abort();
-  }
-  lua_gc(L, LUA_GCSTEP, 0);
+  oracle_end(5, "fuzz_match");
   return 0;
 }

@@ -6,13 +6,8 @@
  * refuses, avxbuf must too, and an appending pack leaves the buffer as it
  * was. Any difference aborts; ASan and UBSan watch every read and write. */
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include "lua.h"
-#include "lauxlib.h"
-#include "lualib.h"
-#include "avxbuf.h"
+#include "lua_oracle.h"
 
 static const char check[] =
   "local avxbuf, fmt, bytes = ...\n"
@@ -37,30 +32,14 @@ static const char check[] =
   "if aok ~= ok then return 'appending pack: oracle ' .. tostring(ok) .. ', avxbuf ' .. tostring(aok) end\n"
   "if app:tostring() ~= (ok and 'ab' .. packed or 'ab') then return 'appending pack: bytes differ' end\n";
 
-static lua_State *L;
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-  if (L == NULL) {
-    L = luaL_newstate();
-    luaL_openlibs(L);
-    luaL_requiref(L, "avxbuf", luaopen_avxbuf, 0);
-    lua_pop(L, 1);
-  }
   const uint8_t *nul = memchr(data, 0, size);
   size_t flen = nul ? (size_t)(nul - data) : size;
   if (flen > 64) return 0;   /* formats, not essays */
-  lua_settop(L, 0);
-  if (luaL_loadstring(L, check) != LUA_OK) abort();
-  lua_getglobal(L, "require");
-  lua_pushliteral(L, "avxbuf");
-  lua_call(L, 1, 1);
+  oracle_begin(check);
   lua_pushlstring(L, (const char *)data, flen);
   lua_pushlstring(L, nul ? (const char *)nul + 1 : "", nul ? size - flen - 1 : 0);
-  if (lua_pcall(L, 3, 1, 0) != LUA_OK || !lua_isnil(L, -1)) {
-    fprintf(stderr, "fuzz_pack: %s\n", lua_tostring(L, -1));
-    abort();
-  }
-  lua_gc(L, LUA_GCSTEP, 0);
+  oracle_end(2, "fuzz_pack");
   return 0;
 }

@@ -76,6 +76,21 @@ local function needs_probe()
   if not ghz then lu.skip("no probe here: " .. why) end
 end
 
+-- The imul chain's clock over the add chain's, read n times by ratio() in
+-- each of up to three sets: passes at the first set whose median is within
+-- 5% of 1, fails with the three medians otherwise.
+local function one_set_of_three_within_5_percent(n, what, ratio)
+  local medians = {}
+  for attempt = 1, 3 do
+    local ratios = {}
+    for k = 1, n do ratios[k] = ratio() end
+    medians[attempt] = stats.median(ratios)
+    if math.abs(medians[attempt] - 1) <= 0.05 then return end
+  end
+  lu.fail(string.format("imul / add, medians of 3 sets of %d %s: %.4f, %.4f, %.4f", n, what, medians[1],
+                        medians[2], medians[3]))
+end
+
 -- Where there is no probe, it says why (no x86 code in this build; under
 -- qemu-i386, which make test-i386 uses where the kernel refuses 32-bit
 -- code, a TSC whose CPUID says it is not invariant), and licence
@@ -100,21 +115,13 @@ end
 -- sets of nine, one of which must hold; a wrong latency fails all three.
 function TestClock.test_coreclock_chains_read_one_clock()
   needs_probe()
-  local medians = {}
-  for attempt = 1, 3 do
-    local ratios = {}
-    for k = 1, 9 do
-      local ghz, d = avxbuf.coreclock()
-      lu.assertTrue(ghz > 0.1 and ghz < 10, "a core clock: " .. tostring(ghz))
-      lu.assertTrue(d.tsc_ghz > 0.1 and d.seconds > 0 and d.seconds < 1e-3)
-      lu.assertEquals(d.agree, math.abs(d.ratio - 1) <= 0.02)
-      ratios[k] = d.ratio
-    end
-    medians[attempt] = stats.median(ratios)
-    if math.abs(medians[attempt] - 1) <= 0.05 then return end
-  end
-  lu.fail(string.format("imul / add, medians of 3 sets of 9 calls: %.4f, %.4f, %.4f", medians[1], medians[2],
-                        medians[3]))
+  one_set_of_three_within_5_percent(9, "calls", function()
+    local ghz, d = avxbuf.coreclock()
+    lu.assertTrue(ghz > 0.1 and ghz < 10, "a core clock: " .. tostring(ghz))
+    lu.assertTrue(d.tsc_ghz > 0.1 and d.seconds > 0 and d.seconds < 1e-3)
+    lu.assertEquals(d.agree, math.abs(d.ratio - 1) <= 0.02)
+    return d.ratio
+  end)
 end
 
 -- Two probes of one state (a scalar burst, three rows of it) are within
@@ -144,15 +151,7 @@ function TestClock.test_the_imul_chain_reads_the_clock_the_add_chain_reads()
     local r = assert(avxbuf.measure_clock { rows = rows, rounds = 2, settle_us = 200, chain = chain })
     return stats.median { r[1][1], r[1][2], r[2][1], r[2][2] }
   end
-  local medians = {}
-  for attempt = 1, 3 do
-    local ratios = {}
-    for k = 1, 10 do ratios[k] = clock("imul") / clock("add") end
-    medians[attempt] = stats.median(ratios)
-    if math.abs(medians[attempt] - 1) <= 0.05 then return end
-  end
-  lu.fail(string.format("imul / add, medians of 3 sets of 10 pairs: %.4f, %.4f, %.4f", medians[1], medians[2],
-                        medians[3]))
+  one_set_of_three_within_5_percent(10, "pairs", function() return clock("imul") / clock("add") end)
 end
 
 -- Readings the probe could not time (0) are left out, and counted.

@@ -50,42 +50,47 @@ end
 
 local NOWHERE = "/nonexistent/?.lua"
 
-TestEmbedded = {}
-
-function TestEmbedded.test_ffi_path_without_lua_files()
-  if not jit then lu.skip("the FFI path is LuaJIT's") end
+-- Runs code with a package.path that finds no Lua file, then with one that
+-- finds only the decoy: each run must exit 0, and check(out, where) sees
+-- its output.
+local function run_without_lua_files(code, check)
   local dir = decoy()
   for _, path in ipairs { NOWHERE, dir .. "/?.lua" } do
-    local out, status = run([[
-      local avxbuf = require "avxbuf"
-      print("ffi", avxbuf.ffi)
-      local b = avxbuf.new()
-      b:put("ab", "cd")
-      b:copy(1, "x")
-      b:fill(61, 4)
-      print("bytes", b:tostring())
-    ]], path)
+    local out, status = run(code, path)
     lu.assertEquals(status, 0, out)
-    lu.assertStrContains(out, "ffi\ttrue\n", false, "LUA_PATH=" .. path)
-    lu.assertStrContains(out, "bytes\txbc=\n")
+    check(out, "LUA_PATH=" .. path)
   end
   remove(dir)
 end
 
+TestEmbedded = {}
+
+function TestEmbedded.test_ffi_path_without_lua_files()
+  if not jit then lu.skip("the FFI path is LuaJIT's") end
+  run_without_lua_files([[
+    local avxbuf = require "avxbuf"
+    print("ffi", avxbuf.ffi)
+    local b = avxbuf.new()
+    b:put("ab", "cd")
+    b:copy(1, "x")
+    b:fill(61, 4)
+    print("bytes", b:tostring())
+  ]], function(out, where)
+    lu.assertStrContains(out, "ffi\ttrue\n", false, where)
+    lu.assertStrContains(out, "bytes\txbc=\n")
+  end)
+end
+
 function TestEmbedded.test_tune_without_lua_files()
-  local dir = decoy()
-  for _, path in ipairs { NOWHERE, dir .. "/?.lua" } do
-    local out, status = run([[
-      local avxbuf = require "avxbuf"
-      local settings, report, options = avxbuf.tune(0.05)
-      print("types", type(settings), type(report), type(options))
-      print("same", require("avxbuf.tune") ~= nil)
-    ]], path)
-    lu.assertEquals(status, 0, out)
-    lu.assertStrContains(out, "types\ttable\ttable\tstring\n", false, "LUA_PATH=" .. path)
+  run_without_lua_files([[
+    local avxbuf = require "avxbuf"
+    local settings, report, options = avxbuf.tune(0.05)
+    print("types", type(settings), type(report), type(options))
+    print("same", require("avxbuf.tune") ~= nil)
+  ]], function(out, where)
+    lu.assertStrContains(out, "types\ttable\ttable\tstring\n", false, where)
     lu.assertStrContains(out, "same\ttrue\n")
-  end
-  remove(dir)
+  end)
 end
 
 -- Each call on its own line; the error must start with this chunk's name

@@ -30,6 +30,19 @@ local function settle()
   collectgarbage()
 end
 
+-- body(key, case, delay) for every case and delay, in each mode, with the
+-- collector settled after each: one run's finalizers never reach the next.
+local function each_case_and_delay(cases, body)
+  each_mode(function()
+    for key, case in pairs(cases) do
+      for delay = 0, DELAYS do
+        body(key, case, delay)
+        settle()
+      end
+    end
+  end)
+end
+
 TestCollectorInCalls = {}
 
 -- b:read took the length, then let the collector run: a finalizer that
@@ -234,28 +247,23 @@ function TestCollectorInCalls.test_moves_while_a_finalizer_frees()
     read_at = { function(b) file:seek("set"); b:read(file, 100, 1) end,
                 function(had) return piece:sub(1, 100) .. had:sub(101) end },
   }
-  each_mode(function()
-    for name, case in pairs(cases) do
-      for delay = 0, DELAYS do
-        local b = avxbuf.from(big)
-        b:resize(0)
-        b:resize(2 ^ 20)   -- capacity kept: put and resize stay in place
-        avxbuf.copy(b, 1, big)
-        local fin = arm(function() b:free() end, delay)
-        local ok = pcall(case[1], b)
-        fin.live = false
-        local len, text = #b, b:tostring()
-        lu.assertEquals(#text, len, name)
-        if fin.ran then
-          -- freed, then the operation on the empty buffer (copy of a
-          -- megabyte into it fails), or freed after it
-          if len > 0 then h.assert_bytes(text, case[2](""), name .. " after the finalizer") end
-        else
-          lu.assertTrue(ok, name)
-          h.assert_bytes(text, case[2](big), name)
-        end
-        settle()
-      end
+  each_case_and_delay(cases, function(name, case, delay)
+    local b = avxbuf.from(big)
+    b:resize(0)
+    b:resize(2 ^ 20)   -- capacity kept: put and resize stay in place
+    avxbuf.copy(b, 1, big)
+    local fin = arm(function() b:free() end, delay)
+    local ok = pcall(case[1], b)
+    fin.live = false
+    local len, text = #b, b:tostring()
+    lu.assertEquals(#text, len, name)
+    if fin.ran then
+      -- freed, then the operation on the empty buffer (copy of a
+      -- megabyte into it fails), or freed after it
+      if len > 0 then h.assert_bytes(text, case[2](""), name .. " after the finalizer") end
+    else
+      lu.assertTrue(ok, name)
+      h.assert_bytes(text, case[2](big), name)
     end
   end)
 end
@@ -267,25 +275,20 @@ end
 function TestCollectorInCalls.test_put_of_many_pieces_while_a_finalizer_frees()
   local piece = h.pattern(100, 3)
   local function result(had, p) return had .. "a" .. p .. "bcdefg" .. p .. "h" .. had end
-  each_mode(function()
-    for _, victim in ipairs { "buffer", "piece" } do
-      for delay = 0, DELAYS do
-        local b, p = avxbuf.new():reserve(4096), avxbuf.from(piece)
-        b:put("head")
-        local fin = arm(function() (victim == "buffer" and b or p):free() end, delay)
-        b:put("a", p, "b", "c", "d", "e", "f", "g", p, "h", b)
-        fin.live = false
-        local got, what = b:tostring(), victim .. ", delay " .. delay
-        lu.assertEquals(#got, #b, what)
-        if not fin.ran then
-          h.assert_bytes(got, result("head", piece), what)
-        elseif victim == "buffer" then
-          if got ~= "" then h.assert_bytes(got, result("", piece), what .. " after the finalizer") end
-        elseif got ~= result("head", piece) then
-          h.assert_bytes(got, result("head", ""), what .. " after the finalizer")
-        end
-        settle()
-      end
+  each_case_and_delay({ "buffer", "piece" }, function(_, victim, delay)
+    local b, p = avxbuf.new():reserve(4096), avxbuf.from(piece)
+    b:put("head")
+    local fin = arm(function() (victim == "buffer" and b or p):free() end, delay)
+    b:put("a", p, "b", "c", "d", "e", "f", "g", p, "h", b)
+    fin.live = false
+    local got, what = b:tostring(), victim .. ", delay " .. delay
+    lu.assertEquals(#got, #b, what)
+    if not fin.ran then
+      h.assert_bytes(got, result("head", piece), what)
+    elseif victim == "buffer" then
+      if got ~= "" then h.assert_bytes(got, result("", piece), what .. " after the finalizer") end
+    elseif got ~= result("head", piece) then
+      h.assert_bytes(got, result("head", ""), what .. " after the finalizer")
     end
   end)
 end

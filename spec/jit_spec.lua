@@ -28,7 +28,11 @@ local n = 60000 * 37 % 301
 assert(d:tostring(1, n) == ("\0"):rep(n))
 ]]
 
+-- The trace dump (-jdump=im) of code run by a child of this LuaJIT; every
+-- caller needs both, so the skips where either is missing are here.
 local function traces_of(code)
+  needs_jit()
+  h.needs_children()
   local dump = os.tmpname()
   local script = os.tmpname()
   local f = assert(io.open(script, "w"))
@@ -52,8 +56,6 @@ end
 -- the C library's memcpy or memset, and no vector register in the trace
 -- itself.
 function TestJit.test_plain_moves_are_one_call_into_c()
-  needs_jit()
-  h.needs_children()
   local dump = traces_of(WORKLOAD)
   local loop = dump:match("\n%-%-%-%- TRACE (%d+) stop %-> loop")
   lu.assertNotNil(loop, "a loop trace")
@@ -86,8 +88,6 @@ end
 -- chosen by size was a branch every size class turned: 44 side traces for
 -- the loop below, each returning to the head of the root trace.)
 function TestJit.test_put_of_mixed_sizes_makes_no_side_trace_per_size()
-  needs_jit()
-  h.needs_children()
   local dump = traces_of([[
 local avxbuf = require "avxbuf"
 local b = avxbuf.new():reserve(8192)
@@ -110,8 +110,6 @@ end
 -- growth rule), and #buf is a load: neither calls a C function through
 -- the Lua API (a stitch, or the end of a trace).
 function TestJit.test_growth_and_length_stay_compiled()
-  needs_jit()
-  h.needs_children()
   local dump = traces_of([[
 local avxbuf = require "avxbuf"
 jit.off()   -- avxbuf.new is a C function: the buffers are made uncompiled
@@ -179,8 +177,6 @@ assert(#nb == 0 or nb:tostring() == PIECE, #nb)
 ]]
 
 function TestJit.test_a_finalizer_at_the_growth_check_is_seen()
-  needs_jit()
-  h.needs_children()
   traces_of((GROWTH_EXIT:gsub("OPERATION", 'b:put("hello")'):gsub("PIECE", '"hello"')))   -- exits 0
 end
 
@@ -189,8 +185,6 @@ end
 -- ten pieces against 33 ns compiled. (Side traces that start inside the
 -- pieces' helpers stop at their `...`: NYI in LuaJIT 2.1.0-beta3.)
 function TestJit.test_put_of_many_pieces_stays_compiled()
-  needs_jit()
-  h.needs_children()
   local dump = traces_of([[
 local avxbuf = require "avxbuf"
 local b, p = avxbuf.new():reserve(4096), avxbuf.from("pq")
@@ -209,8 +203,6 @@ end
 -- buf:unpack: each format gets an unpacker of its own (lua/avxbuf/ffi.lua),
 -- which is what runs and what the JIT compiles.
 function TestJit.test_unpack_runs_compiled_code_of_its_own()
-  needs_jit()
-  h.needs_children()
   local dump = traces_of([[
 local avxbuf = require "avxbuf"
 local b = avxbuf.new()
@@ -455,8 +447,6 @@ end
 -- the iterators' prototype: a trace guarded on the first iterator (the
 -- closure itself) sent every later iterator's pieces through side exits.
 function TestJit.test_split_pieces_stay_in_one_trace_across_iterators()
-  needs_jit()
-  h.needs_children()
   local dump = traces_of([[
 local avxbuf = require "avxbuf"
 local b = avxbuf.from(("abc,"):rep(50))

@@ -171,18 +171,27 @@ nginx_run() {
   wait_up "http://127.0.0.1:$2/info" "$nginx_pid"
 }
 
-nginx_log_clean() {   # DIR: before any stop (stopping logs "signal 15")
+# nginx_start DIR MAIN HTTP: nginx_conf and nginx_run on a free port (in
+# $port), and its /info answer (in $info).
+nginx_start() {
+  port=$(free_port)
+  nginx_conf "$1" "$port" "$2" "$3"
+  nginx_run "$1" "$port"
+  info=$(curl -fsS "http://127.0.0.1:$port/info")
+}
+
+# nginx_stop DIR: its error log checked before the stop (stopping logs
+# "signal 15"), then every child stopped.
+nginx_stop() {
   if grep -E 'signal|exited|lua entry thread aborted|\[(error|crit|alert|emerg)\]' "$1/error.log"; then
     fail "nginx: error log $1/error.log"
   fi
+  stop_all
 }
 
 echo "test-hosts: $(nginx -v 2>&1), Lua module $(dpkg-deb -f "$(ls "$nl"/libnginx-mod-http-lua_*.deb)" Version)," \
   "LuaJIT $(dpkg-deb -f "$(ls "$nl"/libluajit2-5.1-2_*.deb)" Version) (OpenResty's)"
-port=$(free_port)
-nginx_conf "$work/nginx" "$port" "env AVXBUF_OPTIONS;" ""
-nginx_run "$work/nginx" "$port"
-info=$(curl -fsS "http://127.0.0.1:$port/info")
+nginx_start "$work/nginx" "env AVXBUF_OPTIONS;" ""
 expect "nginx: OpenResty's LuaJIT" "$(field "$info" openresty_luajit)" true
 expect "nginx: FFI path" "$(field "$info" ffi)" true
 expect "nginx: with env AVXBUF_OPTIONS, the worker's AVXBUF_OPTIONS" "$(field "$info" options)" use_avx=1
@@ -198,28 +207,19 @@ for w in $workers; do grep -q "$libdir/libluajit" "/proc/$w/maps" || fail "nginx
 # shellcheck disable=SC2086 # the worker PIDs, one argument each
 load nginx "http://127.0.0.1:$port" $workers
 [ "$(pgrep -P "$nginx_pid" | tr '\n' ' ')" = "$workers" ] || fail "nginx: workers replaced during the load"
-nginx_log_clean "$work/nginx"
-stop_all
+nginx_stop "$work/nginx"
 
 # Without `env AVXBUF_OPTIONS;` the workers do not see it; required in
 # init_by_lua (the master, before it forks), avxbuf has read it already.
-port=$(free_port)
-nginx_conf "$work/nginx-noenv" "$port" "" ""
-nginx_run "$work/nginx-noenv" "$port"
-info=$(curl -fsS "http://127.0.0.1:$port/info")
+nginx_start "$work/nginx-noenv" "" ""
 expect "nginx: without env, the worker's AVXBUF_OPTIONS" "$(field "$info" options)" nil
 [ "$(field "$info" use_avx)" != 1 ] || fail "nginx: without env, use_avx=1 all the same"
 echo "  nginx: without env, use_avx: $(field "$info" use_avx) (the default)"
-nginx_log_clean "$work/nginx-noenv"
-stop_all
-port=$(free_port)
-nginx_conf "$work/nginx-init" "$port" "" 'init_by_lua_block { require "avxbuf" }'
-nginx_run "$work/nginx-init" "$port"
-info=$(curl -fsS "http://127.0.0.1:$port/info")
+nginx_stop "$work/nginx-noenv"
+nginx_start "$work/nginx-init" "" 'init_by_lua_block { require "avxbuf" }'
 expect "nginx: init_by_lua, the worker's AVXBUF_OPTIONS" "$(field "$info" options)" nil
 expect "nginx: init_by_lua, use_avx" "$(field "$info" use_avx)" 1
-nginx_log_clean "$work/nginx-init"
-stop_all
+nginx_stop "$work/nginx-init"
 
 # ---- HAProxy -------------------------------------------------------------
 # haproxy_run DIR PORT LOAD: HAProxy in the foreground, two threads, the
