@@ -3,7 +3,7 @@
 -- through the symbols one defines and another uses. Prints the first cycle
 -- found. And the folders are the layers: nothing under core/ or kernels/
 -- (the Lua-free code) includes anything under lua/, luajit/, measure/ or
--- counters/ (the code that calls Lua).
+-- counters/ (the code that calls Lua), nor Lua's own headers.
 --
 -- An include "file" resolves as the compiler's does under -ISRCDIR: against
 -- the including file's folder when the file is there, else against SRCDIR.
@@ -17,17 +17,17 @@
 -- configuration (-U and -D AVXBUF_GC_TORTURE).
 --   lua5.4 tools/layers.lua [-D NAME]... [-U NAME]... [--objects DIR] SRCDIR
 --   lua5.4 tools/layers.lua --planted    (its own test: a planted cycle of each kind, and a
---                                          core file that includes the binding, are found)
+--                                          core file that includes the binding or lua.h, are found)
 local argparse = require "argparse"
 
 local parser = argparse("layers.lua", "Check that src/ has no include, redefinition or symbol cycle, "
-                        .. "and that core/ and kernels/ include nothing of the Lua binding.")
+                        .. "and that core/ and kernels/ include nothing of the Lua binding or of Lua.")
 parser:argument("src", "the source directory"):args("?")
 parser:option("-D --define", "a macro the configuration defines"):count("*")
 parser:option("-U --undefine", "a macro the configuration leaves undefined"):count("*")
 parser:option("--objects", "a build's object directory (build/obj): check the symbol graph too")
 parser:flag("--planted", "check that planted include, redefinition and symbol cycles and a planted "
-            .. "core-includes-binding are found")
+            .. "core-includes-binding and core-includes-lua.h are found")
 local args = parser:parse()
 
 local function lines_of(cmd)
@@ -78,6 +78,7 @@ end
 -- The folders: Lua-free code, and what may not be included from it.
 local LUA_FREE = { "core", "kernels" }
 local CALLS_LUA = { "lua", "luajit", "measure", "counters" }
+local LUA_HEADERS = { "lua.h", "lauxlib.h", "lualib.h", "luaconf.h", "luajit.h" }
 
 local function normalise(path)
   local parts = {}
@@ -91,9 +92,9 @@ end
 -- --planted: this script on a directory where a.h and b.h include each
 -- other; where e.h, only when PLANTED is defined, includes f.h and redefines
 -- a name f.h uses; where a.o and b.o call each other; and where
--- core/c.h includes "lua/l.h" (found through the top, as -Isrc finds it).
--- Each must be reported, e.h and f.h not when PLANTED is undefined, and
--- lua/l.h including core/c.h not at all.
+-- core/c.h includes "lua/l.h" (found through the top, as -Isrc finds it)
+-- and then "lua.h". Each must be reported, e.h, f.h and core/c.h not when
+-- PLANTED is undefined, and lua/l.h including core/c.h not at all.
 if args.planted then
   local dir = os.tmpname()
   os.remove(dir)
@@ -127,12 +128,15 @@ if args.planted then
   write("core/c.h", '#ifdef PLANTED\n#include "lua/l.h"\n#endif\n')
   write("lua/l.h", "#define L 1\n")
   local layer_caught = binding_over_core and not passes("-D PLANTED " .. dir) and passes("-U PLANTED " .. dir)
+  write("core/c.h", '#ifdef PLANTED\n#include "lua.h"\n#endif\n')
+  local lua_caught = not passes("-D PLANTED " .. dir) and passes("-U PLANTED " .. dir)
   os.execute("rm -rf " .. dir)
   local function said(caught) return caught and "found" or "MISSED" end
   print(string.format("planted: include cycle %s, redefinition cycle %s (under its -D only), symbol cycle %s, "
-                      .. "core including the binding %s (under its -D only)", said(includes_caught),
-                      said(redefinition_caught), said(symbols_caught), said(layer_caught)))
-  os.exit(includes_caught and redefinition_caught and symbols_caught and layer_caught and 0 or 1)
+                      .. "core including the binding %s, core including lua.h %s (each under its -D only)",
+                      said(includes_caught), said(redefinition_caught), said(symbols_caught), said(layer_caught),
+                      said(lua_caught)))
+  os.exit(includes_caught and redefinition_caught and symbols_caught and layer_caught and lua_caught and 0 or 1)
 end
 if not args.src then parser:error("a source directory is needed") end
 
@@ -220,8 +224,8 @@ for _, f in ipairs(lines_of("find " .. args.src .. " -name '*.[ch]' | sort")) do
       local g = normalise(dir .. "/" .. inc)
       if not exists(g) then g = normalise(top .. "/" .. inc) end
       graph[f][g], why[f][g] = true, "includes"
-      if among(folder_of(f), LUA_FREE) and among(folder_of(g), CALLS_LUA) then
-        crossings[#crossings + 1] = f .. " includes " .. g
+      if among(folder_of(f), LUA_FREE) and (among(folder_of(g), CALLS_LUA) or among(inc, LUA_HEADERS)) then
+        crossings[#crossings + 1] = f .. " includes " .. inc
       end
     elseif undef then
       undone[undef] = true
@@ -246,7 +250,7 @@ for h, names in pairs(redefines) do
   end
 end
 if #crossings > 0 then
-  io.stderr:write(string.format("%s/ must not include %s/: %s\n", table.concat(LUA_FREE, "/ and "),
+  io.stderr:write(string.format("%s/ must not include %s/ or Lua's headers: %s\n", table.concat(LUA_FREE, "/ and "),
                                 table.concat(CALLS_LUA, "/, "), table.concat(crossings, "; ")))
   os.exit(1)
 end
@@ -260,7 +264,8 @@ end
 local configuration = {}
 for _, name in ipairs(args.define) do configuration[#configuration + 1] = "-D " .. name end
 for _, name in ipairs(args.undefine) do configuration[#configuration + 1] = "-U " .. name end
-local report = string.format("%d files of %s%s: no include or redefinition cycle, %s/ include no %s/",
+local report = string.format("%d files of %s%s: no include or redefinition cycle, %s/ include no %s/ "
+                             .. "and no Lua header",
                              files, args.src,
                              #configuration > 0 and " (" .. table.concat(configuration, " ") .. ")" or "",
                              table.concat(LUA_FREE, "/ or "), table.concat(CALLS_LUA, "/, "))
