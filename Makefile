@@ -1,6 +1,6 @@
 # avxbuf: `make` builds the module, `make test` builds both flavours and the
-# suite's harnesses and runs it on both, `make bench` runs the benchmarks. Set-up installs what is missing (Debian).
-# Hardening: `make sanitize`, `make valgrind`, `make fuzz`, `make threads`.
+# suite's harnesses and runs it on both, `make bench` runs the benchmarks; each
+# target installs what it misses (Debian), and its longer ones are tools/*.sh.
 
 # Any of lua5.1 lua5.2 lua5.3 lua5.4 luajit: `make test LUA=lua5.1` builds
 # against that interpreter's headers in build/lua5.1 and runs the suite there.
@@ -10,7 +10,6 @@ LUA_INC ?= $(shell pkg-config --cflags $(LUA) 2>/dev/null || \
 	echo -I/usr/include/$(if $(filter luajit,$(LUA)),luajit-2.1,$(LUA)))
 LUA_LIB ?= $(shell pkg-config --libs $(LUA) 2>/dev/null || \
 	echo -l$(if $(filter luajit,$(LUA)),luajit-5.1,$(LUA)))
-CC ?= cc
 CFLAGS ?= -O2 -g
 # Where a build goes, and extra flags for it (the sanitizer builds set both).
 BUILD ?= $(if $(filter lua5.4,$(LUA)),build,build/$(LUA))
@@ -19,27 +18,20 @@ SAN ?=
 # vector arguments across ABI versions, which no caller of ours crosses).
 WARN = -std=c11 -Wall -Wextra -Wno-psabi
 
-# C11 plus POSIX; ISA code is enabled per function (target attributes), so
-# every file gets the same flags, as LuaRocks' builtin build requires.
-# -fno-plt calls the interpreter's API through the GOT, without the jump
-# through a PLT stub, and a call from Lua makes several such calls (what it
-# saved: docs/benchmarks.md, "Cost of a call from Lua"). -falign-loops=64
-# starts every loop on a 64-byte line, as the kernels' entry points are
-# (kernels.h): a kernel's loop then sits in the same fetch and decoded-uop
-# cache lines whatever the code around it, as glibc's string functions' do
-# (docs/kernels.md). The LuaRocks build, which cannot take flags, goes
-# without both. Every include of ours is written from src/ ("core/cpu.h",
-# "lua/lmodule.h"): -Isrc here, incdirs in the rockspecs.
+# Every file gets the same flags, as LuaRocks' builtin build requires (ISA
+# code is enabled per function). -fno-plt calls the Lua API through the GOT,
+# without a PLT stub's jump (docs/benchmarks.md, "Cost of a call from Lua");
+# -falign-loops=64 keeps a kernel's loop in the same fetch and uop-cache lines
+# whatever the code around it (docs/kernels.md); the LuaRocks build goes
+# without both. Every include of ours is written from src/: -Isrc.
 AVXBUF_CFLAGS = $(WARN) -D_POSIX_C_SOURCE=200809L -fPIC -fvisibility=hidden -fno-plt -falign-loops=64 \
 	-Werror=implicit-function-declaration -Isrc $(LUA_INC) $(SAN)
 EMUL_CFLAGS = -DAVXBUF_EMULATE_AVX512 -DAVXBUF_CHECK_ALIGNMENT
 LDFLAGS_SO = -shared -pthread $(SAN)
 
 # The module's sources, the one list, by folder (README, "Where things
-# live"): the binding (src/lua/, with gcpoints.c, the torture build's
-# collections; src/luajit/, src/measure/) and the Lua-free core it binds
-# (src/core/, src/kernels/). The rockspecs list them for LuaRocks' builtin
-# build; `make lint` checks that they agree (tools/same_rockspecs.lua).
+# live"): the binding, then the Lua-free core it binds. The rockspecs list
+# them for LuaRocks too; `make lint` checks that they agree.
 SRC = src/lua/lavxbuf.c src/lua/lmodule.c src/lua/gcpoints.c src/lua/largs.c src/lua/lbuffer.c src/lua/linspect.c \
 	src/lua/lpack.c src/core/packfmt.c src/lua/lmatch.c src/core/match.c src/lua/lio.c src/lua/lformat.c \
 	src/lua/lsplit.c src/lua/lsettings.c src/lua/lcpu.c src/measure/lmeasure.c \
@@ -54,23 +46,19 @@ HDR = $(wildcard src/*/*.h include/*.h)
 NATIVE_OBJ = $(SRC:src/%.c=$(BUILD)/obj/%.o)
 EMUL_OBJ = $(SRC:src/%.c=$(BUILD)/emul/obj/%.o)
 COUNTERS_OBJ = $(COUNTERS_SRC:src/%.c=$(BUILD)/obj/%.o)
+CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/obj/%.o)
 NATIVE = $(BUILD)/avxbuf.so $(BUILD)/avxbuf/counters.so
 MODULES = $(NATIVE) $(BUILD)/emul/avxbuf.so $(BUILD)/emul/avxbuf/counters.so
-
-
 
 .PHONY: all modules native suite static deps lua-headers deps-hardening check-default test test-gc test-versions test-hosts test-aarch64 test-i386 release-rockspec dist test-install bench sweep sanitize valgrind fuzz threads hardening lint audit clean
 
 # `make`: the module and avxbuf.counters, nothing else.
 all: native
-
 native: $(NATIVE)
-
 modules: $(MODULES)
 
-# What the suite loads: both flavours, the C API test module (also built
-# for a future C API version), the two-state harness and each flavour's
-# page-edge check.
+# What the suite loads: both flavours, the C API test module (also built for
+# a future C API version), the C harnesses and each flavour's page-edge check.
 SPEC_BUILDS = $(BUILD)/two_states $(BUILD)/oom_host $(BUILD)/capi.so $(BUILD)/emul/capi.so $(BUILD)/capi_future/capi.so \
 	$(BUILD)/pageguard $(BUILD)/emul/pageguard
 suite: $(MODULES) $(SPEC_BUILDS)
@@ -78,7 +66,6 @@ suite: $(MODULES) $(SPEC_BUILDS)
 $(BUILD)/obj/%.o: src/%.c $(HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(AVXBUF_CFLAGS) -c $< -o $@
-
 $(BUILD)/emul/obj/%.o: src/%.c $(HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(AVXBUF_CFLAGS) $(EMUL_CFLAGS) -c $< -o $@
@@ -87,23 +74,18 @@ $(BUILD)/emul/obj/%.o: src/%.c $(HDR)
 EMBEDDED_LUA = lua/avxbuf/ffi.lua lua/avxbuf/ffi_format.lua lua/avxbuf/tune.lua lua/avxbuf/stats.lua lua/avxbuf/licence.lua
 $(BUILD)/obj/lua/lembed.o $(BUILD)/emul/obj/lua/lembed.o: $(EMBEDDED_LUA)
 
+# avxbuf.counters does not depend on the flavour, but each flavour's
+# directory gets a copy to be complete; it links the torture build's
+# collections (gcpoints.o, empty in any other build) as it calls Lua too.
 $(BUILD)/avxbuf.so: $(NATIVE_OBJ)
-	$(CC) $(LDFLAGS_SO) -o $@ $^
-
 $(BUILD)/emul/avxbuf.so: $(EMUL_OBJ)
-	$(CC) $(LDFLAGS_SO) -o $@ $^
-
-# avxbuf.counters (perf_event_open) does not depend on the flavour; each
-# flavour's directory gets a copy so that it is complete on its own. It
-# calls the Lua API too, so the torture build's collections (gcpoints.o,
-# empty in any other build) are linked in.
 $(BUILD)/avxbuf/counters.so $(BUILD)/emul/avxbuf/counters.so: $(COUNTERS_OBJ) $(BUILD)/obj/lua/gcpoints.o
+$(MODULES):
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_SO) -o $@ $^
 
 # Embedding: a static library with both openers, and a host program that
-# registers them as luaL_requiref does (spec/runner.c; for every LUA) and
-# runs the suite.
+# registers them as luaL_requiref does (spec/runner.c) and runs the suite.
 static: $(BUILD)/static/libavxbuf.a $(BUILD)/static/host $(BUILD)/static/capi.so
 $(BUILD)/static/libavxbuf.a: $(NATIVE_OBJ) $(COUNTERS_OBJ)
 	@mkdir -p $(dir $@)
@@ -113,17 +95,14 @@ $(BUILD)/static/host: spec/runner.c $(BUILD)/static/libavxbuf.a
 	  $(BUILD)/static/libavxbuf.a $(LUA_LIB) -lpthread -lm -ldl
 
 # The C API test module, built as a separate C module would be: avxbuf.h only.
-$(BUILD)/capi.so $(BUILD)/emul/capi.so $(BUILD)/static/capi.so: spec/capi_module.c include/avxbuf.h
+$(BUILD)/capi_future/capi.so: CAPI_VERSION = -DAVXBUF_API_VERSION=2
+$(BUILD)/capi.so $(BUILD)/emul/capi.so $(BUILD)/static/capi.so $(BUILD)/capi_future/capi.so: spec/capi_module.c include/avxbuf.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(AVXBUF_CFLAGS) -Iinclude $(LDFLAGS_SO) -o $@ $<
-$(BUILD)/capi_future/capi.so: spec/capi_module.c include/avxbuf.h
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(AVXBUF_CFLAGS) -Iinclude -DAVXBUF_API_VERSION=2 $(LDFLAGS_SO) -o $@ $<
+	$(CC) $(CFLAGS) $(AVXBUF_CFLAGS) -Iinclude $(CAPI_VERSION) $(LDFLAGS_SO) -o $@ $<
 
-# The kernel sweep without Lua: the core objects and glibc, timed from C.
-CORE_OBJ = $(CORE_SRC:src/%.c=$(BUILD)/obj/%.o)
-# Each row's timing loop starts on a 64-byte boundary: where a loop of a few
-# cycles an iteration lands moves its time by more than the rows differ.
+# The kernel sweep without Lua, timed from C. Each row's timing loop starts
+# on a 64-byte boundary: where a loop of a few cycles an iteration lands
+# moves its time by more than the rows differ.
 $(BUILD)/bench/csweep: bench/csweep.c $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WARN) -falign-loops=64 -Isrc $(SAN) -o $@ $^ -lpthread
@@ -133,41 +112,34 @@ $(BUILD)/bench/noop.so: bench/noop.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(AVXBUF_CFLAGS) -shared -o $@ $<
 
-# Two Lua states in one process, for the per-state settings test.
+# Two Lua states in one process (the per-state settings test), and a host
+# whose allocator fails on demand (spec/oom_spec.lua).
 $(BUILD)/two_states: spec/two_states.c spec/harness.h
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(WARN) $(LUA_INC) -Isrc -o $@ $< $(LUA_LIB) -ldl
-
-# Reads and writes at a page's edge (spec/pageguard.c): each flavour's core
-# and kernels, no Lua.
-$(BUILD)/pageguard: spec/pageguard.c $(CORE_OBJ)
-	$(CC) $(CFLAGS) $(WARN) -Isrc $(SAN) -o $@ $^
-$(BUILD)/emul/pageguard: spec/pageguard.c $(CORE_SRC:src/%.c=$(BUILD)/emul/obj/%.o)
-	$(CC) $(CFLAGS) $(WARN) -Isrc $(SAN) -o $@ $^
-
-# A host whose allocator fails on demand, for spec/oom_spec.lua.
 $(BUILD)/oom_host: spec/oom_host.c src/lua/luaapi.h src/lua/gcpoints.h src/lua/compat.h
+$(BUILD)/two_states $(BUILD)/oom_host:
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(WARN) $(LUA_INC) -Isrc -o $@ $< $(LUA_LIB) -ldl
 
-# Set-up, not building: tools/deps.sh installs what a group of targets needs
-# (apt-get as root; otherwise it prints the command) and does nothing when
-# it is all there.
+# Reads and writes at a page's edge: each flavour's core and kernels, no Lua.
+$(BUILD)/pageguard: spec/pageguard.c $(CORE_OBJ)
+$(BUILD)/emul/pageguard: spec/pageguard.c $(CORE_SRC:src/%.c=$(BUILD)/emul/obj/%.o)
+$(BUILD)/pageguard $(BUILD)/emul/pageguard:
+	$(CC) $(CFLAGS) $(WARN) -Isrc $(SAN) -o $@ $^
+
+# Set-up: tools/deps.sh installs what a group of targets needs (apt-get as
+# root; otherwise it prints the command), nothing when it is all there.
 deps:
 	@tools/deps.sh build $(LUA)
+deps-hardening: deps
+	@tools/deps.sh hardening
 
 # What is built against LUA's headers installs them when the compiler does
-# not find lua.h (`make LUA=lua5.3` on a fresh machine), as `make test`
-# installs what it needs; where it is found (any LUA_INC: the sanitizer and
-# the foreign builds set theirs) nothing is installed.
+# not find lua.h; where it is found (any LUA_INC) nothing is installed.
 LUA_BUILT = $(NATIVE_OBJ) $(EMUL_OBJ) $(COUNTERS_OBJ) $(SPEC_BUILDS) $(BUILD)/static/host \
 	$(BUILD)/static/capi.so $(BUILD)/bench/noop.so
 $(LUA_BUILT): | lua-headers
 lua-headers:
 	@echo '#include "lua.h"' | $(CC) $(LUA_INC) -E -o /dev/null - 2>/dev/null || tools/deps.sh headers $(LUA)
-
-deps-hardening: deps
-	@tools/deps.sh hardening
 
 # Lua 5.4 also runs the suite in the embedding host (DIR@PROGRAM).
 test: deps
@@ -208,59 +180,36 @@ test-gc: deps-hardening
 valgrind: deps-hardening
 	@LUA=$(LUA) tools/valgrind.sh
 
-# libFuzzer harnesses (fuzz/), bounded in time, seeded from fuzz/corpus/, as
-# many at once as the machine has cores (each fuzzer one thread).
+# libFuzzer harnesses (fuzz/): build/fuzz/NAME is fuzz/fuzz_NAME.c with what
+# FUZZ_LINK_NAME says; NAME_emul is the same with the emulated flavour's flags.
 FUZZ_CC = clang
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(WARN) -D_POSIX_C_SOURCE=200809L \
 	-Isrc $(LUA_INC)
-FUZZERS = build/fuzz/kernels build/fuzz/kernels_emul build/fuzz/options build/fuzz/decide build/fuzz/pack \
-	build/fuzz/match build/fuzz/dispatch build/fuzz/dispatch_emul
-
-build/fuzz/kernels: fuzz/fuzz_kernels.c $(CORE_SRC) $(HDR)
+FUZZERS = $(addprefix build/fuzz/,kernels kernels_emul options decide pack match dispatch dispatch_emul)
+FUZZ_LINK_kernels = $(CORE_SRC) -lpthread
+FUZZ_LINK_options = src/core/settings.c
+FUZZ_LINK_decide = src/core/cpu.c src/core/policy.c -lpthread
+# avxbuf_copy/avxbuf_fill, inline path included (emulated: use_avx=3 too).
+FUZZ_LINK_dispatch = $(CORE_SRC) -lpthread
+# The whole module in an uninstrumented Lua 5.4 (match: against string.find/match/gmatch).
+FUZZ_LINK_pack = -Iinclude $(SRC) $(LUA_LIB) -lpthread -lm
+FUZZ_LINK_match = $(FUZZ_LINK_pack)
+build/fuzz/%: fuzz/fuzz_%.c $(SRC) $(HDR)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_kernels.c $(CORE_SRC) -lpthread
-
-build/fuzz/kernels_emul: fuzz/fuzz_kernels.c $(CORE_SRC) $(HDR)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_LINK_$*)
+build/fuzz/%_emul: fuzz/fuzz_%.c $(SRC) $(HDR)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(EMUL_CFLAGS) -o $@ fuzz/fuzz_kernels.c $(CORE_SRC) -lpthread
-
-build/fuzz/options: fuzz/fuzz_options.c src/core/settings.c $(HDR)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_options.c src/core/settings.c
-
-build/fuzz/decide: fuzz/fuzz_decide.c src/core/cpu.c src/core/policy.c $(HDR)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ fuzz/fuzz_decide.c src/core/cpu.c src/core/policy.c -lpthread
-
-# The whole module in a Lua 5.4 state (Lua itself uninstrumented).
-build/fuzz/pack: fuzz/fuzz_pack.c $(SRC) $(HDR)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Iinclude -D_POSIX_C_SOURCE=200809L -o $@ fuzz/fuzz_pack.c $(SRC) \
-	  $(LUA_LIB) -lpthread -lm
-
-# buf:find/match/gmatch against string.find/match/gmatch, the same way.
-build/fuzz/match: fuzz/fuzz_match.c $(SRC) $(HDR)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Iinclude -D_POSIX_C_SOURCE=200809L -o $@ fuzz/fuzz_match.c $(SRC) \
-	  $(LUA_LIB) -lpthread -lm
-
-# avxbuf_copy/avxbuf_fill, inline path included; the emulated build adds
-# use_avx=3 and its avx3_threshold split.
-build/fuzz/dispatch build/fuzz/dispatch_emul: fuzz/fuzz_dispatch.c $(CORE_SRC) $(HDR)
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $(if $(filter %_emul,$@),$(EMUL_CFLAGS)) -o $@ fuzz/fuzz_dispatch.c $(CORE_SRC) -lpthread
-
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(EMUL_CFLAGS) -o $@ $< $(FUZZ_LINK_$*)
 fuzz: deps-hardening $(FUZZERS)
 	@tools/fuzz.sh $(FUZZERS)
 
 # Four threads, each with its own lua_State and knobs, copying and zeroing at
 # once, under ThreadSanitizer (harness and module instrumented).
-TSAN = -fsanitize=thread
 threads: deps-hardening
-	@$(MAKE) --no-print-directory native BUILD=build/tsan SAN="$(TSAN)"
-	$(CC) $(CFLAGS) $(WARN) $(TSAN) $(LUA_INC) -Isrc -o build/tsan/threads spec/threads.c \
-	  $(LUA_LIB) -lpthread -ldl
+	@$(MAKE) --no-print-directory native build/tsan/threads BUILD=build/tsan SAN=-fsanitize=thread
 	TSAN_OPTIONS=halt_on_error=1 build/tsan/threads build/tsan
+$(BUILD)/threads: spec/threads.c
+	$(CC) $(CFLAGS) $(WARN) $(SAN) $(LUA_INC) -Isrc -o $@ $< $(LUA_LIB) -lpthread -ldl
 
 hardening: sanitize valgrind fuzz threads test-gc
 
