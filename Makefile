@@ -194,10 +194,10 @@ FUZZ_LINK_dispatch = $(CORE_SRC) -lpthread
 # The whole module in an uninstrumented Lua 5.4 (match: against string.find/match/gmatch).
 FUZZ_LINK_pack = -Iinclude $(SRC) $(LUA_LIB) -lpthread -lm
 FUZZ_LINK_match = $(FUZZ_LINK_pack)
-build/fuzz/%: fuzz/fuzz_%.c $(SRC) $(HDR)
+build/fuzz/%: fuzz/fuzz_%.c $(SRC) $(HDR) $(wildcard fuzz/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_LINK_$*)
-build/fuzz/%_emul: fuzz/fuzz_%.c $(SRC) $(HDR)
+build/fuzz/%_emul: fuzz/fuzz_%.c $(SRC) $(HDR) $(wildcard fuzz/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(EMUL_CFLAGS) -o $@ $< $(FUZZ_LINK_$*)
 fuzz: deps-hardening $(FUZZERS)
