@@ -150,10 +150,10 @@ static inline const avxbuf_kernel *avxbuf_pick_find(const avxbuf_plan *p, size_t
  * The fast path keeps the ways measured to pay
  * (docs/runs/zen5-vm-2026-12-05.md, "The small path in two parts"). Sizes
  * from 2 KiB to 32 KiB test their range with constants before any load, so
- * that they load the plan once: a load whose address bits 11:0 match a store still
- * in flight waits on it (4K aliasing, in Intel's optimization manual). The
- * small kernel's call for 17 B-2 KiB is marked likely, so that a caller's
- * loop of them stays one block. Up to 16 bytes a vector kernel runs
+ * that they load the plan once: a load whose address bits 11:0 match a
+ * store still in flight waits on it (4K aliasing, in Intel's optimization
+ * manual). The small kernel's call for 17 B-2 KiB is marked likely, so that
+ * a caller's loop of them stays one block. Up to 16 bytes a vector kernel runs
  * small.h's scalar moves and nothing else, so they run here, without the
  * call, which for the small pieces buf:put assembles costs more than the
  * move. */
