@@ -93,7 +93,11 @@ case $group in
   audit) pkgs="clang binutils luarocks" ;;
   lint) pkgs="lua5.4 lua-argparse lua-check cppcheck gcc binutils" ;;
   aarch64) pkgs="gcc-aarch64-linux-gnu qemu-user" ;;
-  i386) pkgs="gcc-multilib qemu-user" ;;
+  # The compiler's own multilib package: Debian's gcc-multilib, which adds
+  # only the /usr/include/asm link, conflicts with every cross compiler
+  # (tools/test-i386.sh makes that link in build/ instead).
+  i386) gcc_major=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
+    pkgs="gcc-${gcc_major:-12}-multilib qemu-user" ;;
   dist) pkgs="git zip luarocks" ;;
   headers) pkgs="$lua_dev" ;;
   hosts) pkgs="nginx haproxy neovim lua5.3 liblua5.3-dev curl iproute2" ;;
@@ -110,25 +114,13 @@ need_root "missing Debian packages:$missing" "$group $lua"
 echo "tools/deps.sh $group $lua: installing:$missing"
 apt_update
 # The plan first (apt-get -s): with --no-remove, one that would remove a
-# package fails and says which; otherwise show every package it adds. The
-# one exception: Debian's gcc-multilib (the i386 group) and the aarch64 cross
-# compiler conflict, and each of the two groups may replace the other's, as
-# only these targets need them; any other removal is refused.
-swappable="gcc-multilib gcc-12-multilib gcc-aarch64-linux-gnu gcc-12-aarch64-linux-gnu"
-no_remove=--no-remove
+# package fails and says which; otherwise show every package it adds.
 # shellcheck disable=SC2086
 if ! plan=$(apt-get -s install --no-remove $missing 2>&1); then
-  removed=$(apt-get -s install $missing 2>/dev/null | sed -n 's/^Remv \([^ ]*\).*/\1/p')
-  others=$(for r in $removed; do case " $swappable " in *" $r "*) ;; *) echo "$r" ;; esac; done)
-  if [ -z "$removed" ] || [ -n "$others" ]; then
-    printf '%s\n' "$plan" >&2
-    echo "tools/deps.sh: nothing installed: apt-get -s install --no-remove$missing failed (above)" >&2
-    exit 1
-  fi
-  echo "tools/deps.sh: replacing the conflicting cross compiler:" $removed
-  plan=$(apt-get -s install $missing 2>&1)
-  no_remove=
+  printf '%s\n' "$plan" >&2
+  echo "tools/deps.sh: nothing installed: apt-get -s install --no-remove$missing failed (above)" >&2
+  exit 1
 fi
 printf '%s\n' "$plan" | sed -n 's/^Inst /tools\/deps.sh: will install /p'
 # shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive apt-get install -y $no_remove $missing
+DEBIAN_FRONTEND=noninteractive apt-get install -y --no-remove $missing

@@ -2,7 +2,7 @@
 # The suite on 32-bit x86: module and spec/runner.c built with -m32, as
 # Debian's i386 baseline (no SSE2: the C library's kernels) and with -msse2.
 #   tools/test-i386.sh   (what `make test-i386` runs; LUA: lua5.4, I386_EXEC: auto)
-# Needs: the i386 group of tools/deps.sh (gcc-multilib, qemu-user).
+# Needs: the i386 group of tools/deps.sh (gcc's multilib package, qemu-user).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LUA=${LUA:-lua5.4}
@@ -19,8 +19,13 @@ tools/deps.sh lua-for i386 build/lua-i386
 # into the runner, which exports the Lua API (-Wl,-E) to the module.
 lua_inc="-Ibuild/lua-i386/usr/include/lua5.4 -Ibuild/lua-i386/usr/include/i386-linux-gnu"
 lua_lib="build/lua-i386/usr/lib/i386-linux-gnu/liblua5.4.a -Wl,-E -lm -ldl"
+# The kernel's asm headers, as Debian's gcc-multilib links them at
+# /usr/include/asm (which it alone does, and conflicts with every cross
+# compiler for it): linux-libc-dev's, under the compiler's multiarch name.
+mkdir -p build/i386-include
+ln -sfn "/usr/include/$(gcc -print-multiarch)/asm" build/i386-include/asm
 for f in build/i386 build/i386-sse2; do
-  flags="-m32"; [ $f = build/i386-sse2 ] && flags="-m32 -msse2"
+  flags="-m32 -isystem build/i386-include"; [ $f = build/i386-sse2 ] && flags="$flags -msse2"
   make --no-print-directory native $f/capi.so BUILD=$f CC="gcc $flags" LUA_INC="$lua_inc"
   # shellcheck disable=SC2086 # the flags are words
   gcc $flags -O2 $lua_inc -o $f/runner spec/runner.c $lua_lib
