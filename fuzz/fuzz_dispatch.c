@@ -3,7 +3,7 @@
  * buf:find and buf:rfind, against a byte-wise reference: their inline
  * moves up to 16 bytes, the small kernel called through the plan, and the
  * picks above it (fuzz_kernels.c calls the picked kernel itself, past the
- * inline path). Sizes cluster around AVXBUF_INLINE_MAX; each threshold is
+ * inline path). Sizes cluster below SMALL_MAX; each threshold is
  * a byte of the input (small, large or the machine's default), so that
  * every boundary of the plan falls among them. The destination keeps
  * GUARD bytes of the arena on each side, and nothing in the arena but the
@@ -35,7 +35,9 @@ enum { H_OP, H_KNOBS, H_AVX3, H_MOVSB, H_MOVSB_STOP, H_STOSB, H_NT, H_N, H_N2, H
 /* The bits of h[H_OP] (F_: the fuzzer's own flags, not src/core/op.h's operations). */
 #define F_COPY 1
 #define F_HEAP_SOURCE 2   /* a copy's source is a block of its own */
-#define F_SMALL 4         /* n up to AVXBUF_INLINE_MAX + 16 */
+#define F_SMALL 4         /* n up to SMALL_MAX + 16 */
+/* The inline moves' 16 bytes and the small kernel's size classes up to 64 lie below. */
+#define SMALL_MAX 64
 #define F_NEAR 8          /* the source within 128 bytes of the destination */
 #define F_FILL_BYTE 16    /* a fill of H_BYTE, not zero */
 #define F_FIND 32         /* a search of the bytes at d for the 1 + H_BYTE % 64 at s: no copy or fill */
@@ -115,7 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   }
 
   uint8_t op = h[H_OP];
-  size_t n = op & F_SMALL ? h[H_N] % (AVXBUF_INLINE_MAX + 17) : (size_t)(h[H_N] << 8 | h[H_N2]) % (MAX_N + 1);
+  size_t n = op & F_SMALL ? h[H_N] % (SMALL_MAX + 17) : (size_t)(h[H_N] << 8 | h[H_N2]) % (MAX_N + 1);
   size_t d = GUARD + (size_t)(h[H_D] << 8 | h[H_D2]) % (ARENA - 2 * GUARD - n + 1);
   size_t s = (size_t)(h[H_S] << 8 | h[H_S2]) % (ARENA - n + 1);
   if (op & F_NEAR) {

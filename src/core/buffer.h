@@ -22,11 +22,11 @@
 
 /* The buffer userdata. Its data lives in a block from the Lua state's
  * allocator, so that growth can move it and free() can return it at once.
- * lua/avxbuf/ffi.lua declares the first five fields (len and cap as
+ * lua/avxbuf/ffi.lua declares the fields up to module (len and cap as
  * int64_t, the same layout only where size_t has 64 bits; it checks the
- * offsets src/luajit/lluajit.c gives it) and reads them; it writes gen by one step
- * after each move it asks C for (buffer_wrote's rule), and len and gen in
- * put's commit (buffer_setlen's rule: docs/luajit.md says why there).
+ * offsets src/luajit/lluajit.c gives it) and reads them; it writes gen by
+ * one step after each plain move it makes (buffer_wrote's rule:
+ * docs/luajit.md says why that is safe there).
  *
  * A stream consumes from the front (skip, get, unpack without an index:
  * docs/streams.md) by moving data forward: data, len and cap always mean

@@ -115,10 +115,15 @@ static size_t above(long long threshold)
   return t == SIZE_MAX ? SIZE_MAX : t + 1;
 }
 
-static int inline_upto(const avxbuf_kernel *small, size_t below)
+static int32_t small_upto(size_t below)
 {
-  if (small->vector_bits <= 0 || below == 0) return -1;   /* libc: -1, unknown */
-  return (int)min_size(below - 1, AVXBUF_INLINE_MAX);
+  return below == 0 ? -1 : (int32_t)min_size(below - 1, AVXBUF_MID_MAX);
+}
+
+static size_t le16_upto(const avxbuf_kernel *small, size_t below)
+{
+  if (small->vector_bits <= 0 || below == 0) return 0;   /* libc: unknown moves */
+  return min_size(below - 1, 16);
 }
 
 /* Below the first threshold: the family avxbuf_pick_* would take (the narrow
@@ -134,10 +139,10 @@ static void plan_small(avxbuf_plan *p)
                                  min_size(p->nontemporal_fill_from, p->nontemporal_zero_from));
   p->copy_small_fn = p->copy_small->copy;
   p->fill_small_fn = p->fill_small->fill;
-  p->copy_inline_upto = inline_upto(p->copy_small, p->copy_small_below);
-  p->fill_inline_upto = inline_upto(p->fill_small, p->fill_small_below);
-  p->copy_le16_upto = p->copy_inline_upto < 0 ? 0 : min_size((size_t)p->copy_inline_upto, 16);
-  p->fill_le16_upto = p->fill_inline_upto < 0 ? 0 : min_size((size_t)p->fill_inline_upto, 16);
+  p->copy_small_upto = small_upto(p->copy_small_below);
+  p->fill_small_upto = small_upto(p->fill_small_below);
+  p->copy_le16_upto = le16_upto(p->copy_small, p->copy_small_below);
+  p->fill_le16_upto = le16_upto(p->fill_small, p->fill_small_below);
   p->copy_call_from = p->copy_le16_upto + 1;
   p->fill_call_from = p->fill_le16_upto + 1;
   p->copy_call_span = p->copy_small_below > p->copy_call_from ? p->copy_small_below - p->copy_call_from : 0;

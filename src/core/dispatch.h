@@ -41,13 +41,15 @@ typedef struct avxbuf_plan {
   const avxbuf_kernel *copy_small, *fill_small;
   avxbuf_copy_fn copy_small_fn;
   avxbuf_fill_fn fill_small_fn;
-  /* The largest size (at most AVXBUF_INLINE_MAX; -1: none) at which the
-   * plan runs a vector kernel of the small family, whose moves are plain
-   * loads and stores: a caller may do them itself, without the call (see
-   * avxbuf_copy). */
-  int copy_inline_upto, fill_inline_upto;
-  /* The sizes (at most 16) avxbuf_copy/avxbuf_fill move inline: the above
-   * capped, as a size_t. 0 where none: a move of 0 bytes is none either way. */
+  /* The largest size each of those serves (below the first threshold), at
+   * most AVXBUF_MID_MAX, as an int32_t (-1: none): a caller that checks its
+   * own arguments calls the function above for n up to this without the
+   * pick. lua/avxbuf/ffi.lua does, reading these four fields, which stay in
+   * this order (src/luajit/lluajit.c exports their offsets). */
+  int32_t copy_small_upto, fill_small_upto;
+  /* The sizes (at most 16) avxbuf_copy/avxbuf_fill move inline: up to 16
+   * bytes a vector kernel of the small family runs small.h's scalar moves
+   * and nothing else. 0 where none: a move of 0 bytes is none either way. */
   size_t copy_le16_upto, fill_le16_upto;
   /* The sizes the small kernel's call serves, le16_upto < n < small_below,
    * as a start and a span, so that the way to the call is one unsigned
@@ -73,7 +75,6 @@ typedef struct avxbuf_plan {
   avxbuf_fill_fn fill_mid_fn;
 } avxbuf_plan;
 
-#define AVXBUF_INLINE_MAX 64
 /* The sizes of the one-load way: above the 16 moved inline, up to below
  * every threshold a policy sets by default (glibc's string instructions
  * start above 2048, dl-cacheinfo.h; the others higher). */

@@ -356,15 +356,19 @@ static int l_pack_ops(lua_State *L)
   return 1;
 }
 
-/* The layout ffi.lua declares for the buffer's first fields and the
- * stage, to check at load: offsets of len, data, cap and gen, the sizes of
- * len and gen, the stage's size and where its bytes start. */
+/* The layout ffi.lua declares for the buffer's first fields, the plan's
+ * small calls and the stage, to check at load: offsets of len, data, cap,
+ * gen and module, the sizes of len and gen, where the small calls' fields
+ * lie from copy_small_fn, the stage's size and where its bytes start. */
 static void push_layout(lua_State *L)
 {
   static const struct { const char *name; size_t value; } facts[] = {
     { "len", offsetof(buffer, len) }, { "data", offsetof(buffer, data) },
     { "cap", offsetof(buffer, cap) }, { "gen", offsetof(buffer, gen) },
-    { "len_size", sizeof(size_t) }, { "gen_size", sizeof(uint32_t) },
+    { "module", offsetof(buffer, module) }, { "len_size", sizeof(size_t) }, { "gen_size", sizeof(uint32_t) },
+    { "small_fill", offsetof(avxbuf_plan, fill_small_fn) - offsetof(avxbuf_plan, copy_small_fn) },
+    { "small_copy_upto", offsetof(avxbuf_plan, copy_small_upto) - offsetof(avxbuf_plan, copy_small_fn) },
+    { "small_fill_upto", offsetof(avxbuf_plan, fill_small_upto) - offsetof(avxbuf_plan, copy_small_fn) },
     { "stage_size", sizeof(ffi_stage) }, { "stage_bytes", offsetof(ffi_stage, bytes) },
     { "stage_pieces", STAGE_PIECES }, { "stage_piece", offsetof(ffi_stage, piece) },
     { "piece_size", sizeof(((ffi_stage *)0)->piece[0]) }, { "stage_value", offsetof(ffi_stage, value) },
@@ -379,7 +383,7 @@ static void push_layout(lua_State *L)
 
 /* What ffi.lua is given: function pointers travel as light userdata, which
  * it casts to the types it declares for them. */
-static void push_entries(lua_State *L, ffi_stage *st)
+static void push_entries(lua_State *L, lmodule *m, ffi_stage *st)
 {
   const struct { const char *name; uintptr_t fn; } entries[] = {
     { "put", (uintptr_t)&ffi_put }, { "pack", (uintptr_t)&ffi_pack },
@@ -410,6 +414,10 @@ static void push_entries(lua_State *L, ffi_stage *st)
   lua_setfield(L, -2, "cookie_key");
   lua_pushlightuserdata(L, st);
   lua_setfield(L, -2, "stage");
+  lua_pushlightuserdata(L, m);                     /* what a buffer of this module holds */
+  lua_setfield(L, -2, "module");
+  lua_pushlightuserdata(L, (void *)&m->state.plan.copy_small_fn);   /* the small calls */
+  lua_setfield(L, -2, "small");
   push_layout(L);
   lua_setfield(L, -2, "layout");
 }
@@ -437,7 +445,7 @@ void avxbuf_luajit_install(lua_State *L, lmodule *m)
     int loaded = avxbuf_require_embedded(L, "avxbuf.ffi");
     if (loaded && lua_isfunction(L, -1)) {
       lua_pushvalue(L, -2);                       /* the module */
-      push_entries(L, st);
+      push_entries(L, m, st);
       if (avxbuf_require_embedded(L, "avxbuf.ffi_format")) {
         lua_setfield(L, -2, "format");            /* the code pack and unpack make per format */
         on = lua_pcall(L, 2, 0, 0) == LUA_OK;
