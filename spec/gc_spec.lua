@@ -218,6 +218,7 @@ end
 -- functions are checked the same way.
 function TestCollectorInCalls.test_moves_while_a_finalizer_frees()
   local piece = h.pattern(800, 9)
+  local piece_buffer = avxbuf.from(piece)
   local big = h.pattern(2 ^ 20, 5)
   local words = ("word "):rep(160)   -- (no zero byte: putf's own path)
   local file = io.tmpfile()
@@ -229,6 +230,16 @@ function TestCollectorInCalls.test_moves_while_a_finalizer_frees()
     copy = { function(b) avxbuf.copy(b, 1, big) end, function(had) return #had == 0 and "" or big end },
     small_copy = { function(b) b:copy(1, piece, 1, 40) end,
                    function(had) return #had == 0 and "" or piece:sub(1, 40) .. had:sub(41) end },
+    small_copy_at = { function(b) avxbuf.copy(b, 3, piece, 5, 40) end,
+                      function(had) return #had == 0 and "" or had:sub(1, 2) .. piece:sub(5, 44) .. had:sub(43) end },
+    small_copy_buffer = {
+      function(b) b:copy(3, piece_buffer, 5, 40) end,
+      function(had) return #had == 0 and "" or had:sub(1, 2) .. piece:sub(5, 44) .. had:sub(43) end,
+    },
+    small_fill = { function(b) b:fill(7, 3, 40) end,
+                   function(had) return #had == 0 and "" or had:sub(1, 2) .. ("\7"):rep(40) .. had:sub(43) end },
+    small_zero = { function(b) avxbuf.zero(b, 3, 40) end,
+                   function(had) return #had == 0 and "" or had:sub(1, 2) .. ("\0"):rep(40) .. had:sub(43) end },
     put = { function(b) b:put(piece) end, function(had) return had .. piece end },
     put_many = { function(b) b:put("a", piece, "b") end, function(had) return had .. "a" .. piece .. "b" end },
     resize = { function(b) b:resize(5000) end, function(had) return (had .. ("\0"):rep(5000)):sub(1, 5000) end },
@@ -264,6 +275,28 @@ function TestCollectorInCalls.test_moves_while_a_finalizer_frees()
     else
       lu.assertTrue(ok, name)
       h.assert_bytes(text, case[2](big), name)
+    end
+  end)
+end
+
+-- A small copy from a buffer while a finalizer frees that source, at every
+-- allocation of the call: the destination gets the source's bytes (the
+-- copy came first) or keeps its own and the call raises (the source was
+-- empty by then), never bytes of a freed block.
+function TestCollectorInCalls.test_small_copy_while_a_finalizer_frees_the_source()
+  local text, had = h.pattern(300, 3), h.pattern(200, 8)
+  each_mode(function()
+    for delay = 0, DELAYS do
+      for _, n in ipairs { 1, 16, 40, 64, 150 } do
+        local d, s = avxbuf.from(had), avxbuf.from(text)
+        local fin = arm(function() s:free() end, delay)
+        local ok = pcall(d.copy, d, 2, s, 7, n)
+        fin.live = false
+        local want = ok and had:sub(1, 1) .. text:sub(7, 6 + n) .. had:sub(n + 2) or had
+        h.assert_bytes(d:tostring(), want, ("n %d, delay %d, %s"):format(n, delay, ok and "copied" or "raised"))
+        lu.assertTrue(ok or fin.ran, "raised only where the finalizer ran")
+        settle()
+      end
     end
   end)
 end

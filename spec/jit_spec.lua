@@ -51,10 +51,12 @@ end
 -- copy, fill and zero stay in the loop's trace, whatever the size: no branch
 -- on the size (a move inline for small sizes was one, and a side trace per
 -- crossing), no call of a C function through the Lua API (a stitch or the
--- end of the trace), and the move is C's: a call through a pointer to its
--- checking entry ("nil CALLXS": it answers through the generation), not
--- the C library's memcpy or memset, and no vector register in the trace
--- itself.
+-- end of the trace), and the move is C's: a call through a pointer ("nil
+-- CALLXS") to the plan's small kernel or to C's checking entry, not the C
+-- library's memcpy or memset, and no vector register in the trace itself.
+-- And no guard between the loads of the pointers a plain move uses and
+-- the move: an exit there could run a finalizer that frees those bytes,
+-- and the interpreter would go on to the move (lua/avxbuf/ffi.lua).
 function TestJit.test_plain_moves_are_one_call_into_c()
   local dump = traces_of(WORKLOAD)
   local loop = dump:match("\n%-%-%-%- TRACE (%d+) stop %-> loop")
@@ -66,6 +68,37 @@ function TestJit.test_plain_moves_are_one_call_into_c()
                             "CALLS  memmove", "lj_ffh_", "FUNCC" } do
     lu.assertNil(dump:find(banned, 1, true), banned .. " in a trace")
   end
+  local moves = 0
+  for trace in dump:gmatch("%-%-%-%- TRACE %d+ IR\n(.-)%-%-%-%- TRACE") do
+    local ir, lines = {}, {}
+    for line in trace:gmatch("[^\n]+") do
+      local ref = line:match("^(%d%d%d%d) ")
+      if ref then ir[ref] = line; lines[#lines + 1] = line end
+    end
+    -- the loads of buffer memory a pointer argument comes from (through adds)
+    local function first_load(ref, found)
+      local line = ir[ref]
+      if line == nil then return found end
+      if line:find(" p64 XLOAD ", 1, true) then return (found == nil or ref < found) and ref or found end
+      local base = line:match(" p64 ADD    (%d%d%d%d) ")
+      if base then return first_load(base, found) end
+      return found
+    end
+    for _, line in ipairs(lines) do
+      local at, fn, args = line:match("^(%d%d%d%d) .- nil CALLXS (%d%d%d%d) %((.-)%)")
+      if at and ir[fn]:find(" p64 XLOAD ", 1, true) then   -- a kernel from the plan's small calls
+        moves = moves + 1
+        local from = fn
+        for arg in args:gmatch("%d%d%d%d") do from = first_load(arg, from) end
+        for _, other in ipairs(lines) do
+          local ref = other:match("^(%d%d%d%d) >")
+          lu.assertFalse(ref ~= nil and ref > from and ref < at, "a guard between " .. from .. " and the move at "
+                         .. at .. ": " .. tostring(ref) .. "\n" .. trace)
+        end
+      end
+    end
+  end
+  lu.assertTrue(moves >= 6, moves .. " plain moves in the traces")
 end
 
 -- kernel() is C's: LuaJIT moves nothing with code of its own.
@@ -491,6 +524,10 @@ function TestJit.test_the_generation_wraps_as_c_counts_it()
       local c = text:sub(k % 128 + 1, k % 128 + 1)
       b:put(c)
       s = s:sub(2) .. c
+      before = tonumber(g.gen)
+      b:copy(1, s, 1, 4)   -- the same bytes: the plain move's step (lua/avxbuf/ffi.lua)
+      after = tonumber(g.gen)
+      if after ~= (before + 1) % 2 ^ 32 then bad = bad or ("copy: %d -> %d"):format(before, after) end
       if b:tostring(3, 18) ~= s:sub(3, 18) then bad = bad or ("tostring at step %d"):format(k) end
       if b:byte(5) ~= s:byte(5) then bad = bad or ("byte at step %d"):format(k) end
       if b:get(0) ~= "" then bad = bad or "get(0)" end

@@ -15,7 +15,22 @@ local ffi = require "ffi"
 -- the pick) stays in C, behind the entry points of src/luajit/lluajit.c.
 if not pcall(ffi.typeof, "avxbuf_buffer") then
   ffi.cdef [[
-    typedef struct { uintptr_t cookie; int64_t len; unsigned char *data; int64_t cap; int32_t gen; } avxbuf_buffer;
+    typedef struct {
+      uintptr_t cookie; int64_t len; unsigned char *data; int64_t cap; int32_t gen;
+      void *block; int64_t block_size; void *module;
+    } avxbuf_buffer;
+  ]]
+end
+-- The plan's small calls (src/core/dispatch.h: copy_small_fn and the
+-- three fields after it, offsets checked at load): the small kernels, and
+-- the largest size each serves.
+if not pcall(ffi.typeof, "avxbuf_small") then
+  ffi.cdef [[
+    typedef struct {
+      void (*copy)(void *, const void *, size_t);
+      void (*fill)(void *, int, size_t);
+      int32_t copy_upto, fill_upto;
+    } avxbuf_small;
   ]]
 end
 -- The stage (src/luajit/lluajit.c's ffi_stage, checked against C's offsets and
@@ -39,7 +54,8 @@ local bufp = ffi.typeof("avxbuf_buffer *")
 local uptr = ffi.typeof("uintptr_t")
 local cast = ffi.cast
 local bit = require "bit"
-local band, tobit = bit.band, bit.tobit
+local band, bor, bxor, bnot, tobit = bit.band, bit.bor, bit.bxor, bit.bnot, bit.tobit
+local lshift, arshift = bit.lshift, bit.arshift
 local type, tonumber, select = type, tonumber, select
 -- The raw metatable: getmetatable also looks up __metatable, a hash lookup
 -- that a trace does again in every iteration of a loop.
@@ -97,7 +113,7 @@ return function(avxbuf, c)
   local c_put, c_resize = methods.put, methods.resize
 
   local layout = c.layout
-  for _, field in ipairs { "len", "data", "cap", "gen" } do
+  for _, field in ipairs { "len", "data", "cap", "gen", "module" } do
     if ffi.offsetof("avxbuf_buffer", field) ~= layout[field] then
       error("avxbuf.ffi: the buffer layout does not match this avxbuf.so (" .. field .. ")")
     end
@@ -108,7 +124,9 @@ return function(avxbuf, c)
      or layout.stage_value ~= layout.stage_piece + 64 * layout.piece_size
      or ffi.offsetof("avxbuf_stage", "bytes") ~= layout.stage_bytes
      or layout.stage_bytes ~= layout.stage_value + 64 * layout.value_size
-     or ffi.sizeof("avxbuf_stage") ~= layout.stage_size then
+     or ffi.sizeof("avxbuf_stage") ~= layout.stage_size or ffi.offsetof("avxbuf_small", "fill") ~= layout.small_fill
+     or ffi.offsetof("avxbuf_small", "copy_upto") ~= layout.small_copy_upto
+     or ffi.offsetof("avxbuf_small", "fill_upto") ~= layout.small_fill_upto then
     error("avxbuf.ffi: the buffer's field sizes do not match this avxbuf.so")
   end
   -- The stage. A read takes st.stamp + 1 before C stages and keeps its
@@ -142,21 +160,87 @@ return function(avxbuf, c)
     end
   end
 
-  -- copy, zero and fill: one call to C's checking entries (c_copy_from_*,
-  -- c_fill_args), which check the arguments on the buffers as they are,
-  -- move with the kernel the plan picks and step the generation, or
-  -- refuse (the C function then raises). Nothing of a buffer is read here
-  -- but the generation: a pointer made in Lua and used after a check is
-  -- stale when that check, a guard, exits the trace on its passing side (a
-  -- trace recorded where it failed) and the exit runs a finalizer
-  -- (lj_trace_exit), which is how put wrote into freed blocks (issue 44,
-  -- docs/reliability.md). The generation, read last before the call (no
-  -- cdata is made after it), is the answer: the entry moved exactly when
-  -- it is one step on after the call (src/luajit/lluajit.c). One call whatever
-  -- the size (docs/luajit.md). true when done.
+  -- copy, zero and fill, two tiers. The plain form (plain_copy,
+  -- plain_fill): n bytes, 1 <= n <= what the plan's small kernel serves
+  -- (src/core/dispatch.h's small calls), to and from ranges within their
+  -- bytes, from a string or another buffer: ffi.lua calls that kernel
+  -- itself, with no pick and no checks in C. Every other form (defaults,
+  -- larger sizes, a copy within one buffer, anything C must word an error
+  -- for) is one call to C's checking entries (c_copy_from_*, c_fill_args),
+  -- which check the arguments on the buffers as they are, move with the
+  -- kernel the plan picks and step the generation, or refuse (the C
+  -- function then raises); nothing of a buffer is read for them but the
+  -- generation, and the entry moved exactly when it is one step on after
+  -- the call (src/luajit/lluajit.c). true when done.
+  --
+  -- Why the plain form's move is safe where issue 44's inline moves were
+  -- not (docs/reliability.md): a pointer made in Lua and used after a
+  -- check is stale when something ran in between that freed or moved the
+  -- bytes, and a finalizer runs at any allocation of the interpreter (a
+  -- boxed pointer or 64-bit field) and at any trace exit, including a
+  -- guard's exit on its passing side (a trace recorded where it failed).
+  -- So the generations are read first, the pointers made next, and the
+  -- generations read again last, whose answer reaches the move as its
+  -- length (0 when either changed) through bit operations alone: between
+  -- that read and the move nothing allocates (interpreted: int32 loads,
+  -- numbers, a call of a cdata function with pointer and number
+  -- arguments) and nothing can exit (compiled: no guard; spec/jit_spec.lua
+  -- reads the trace). Then the generation steps, where the move was made.
+
+  -- -1 when x is 0, else 0.
+  local function unchanged(x)
+    x = bor(x, lshift(x, 1))
+    x = bor(x, lshift(x, 2))
+    x = bor(x, lshift(x, 4))
+    x = bor(x, lshift(x, 8))
+    return bnot(arshift(bor(x, lshift(x, 16)), 31))
+  end
+  -- The plan's small calls, read where a buffer of this module (one whose
+  -- module is the one these are of, which it keeps alive) is written.
+  local small = cast("avxbuf_small *", c.small)
+  local MODULE = cast("void *", c.module)
+  local bytes_of = ffi.typeof("const uint8_t *")
+
+  local function plain_copy(d, di, src, si, n)   -- d: a buffer, di: index()
+    if not (index(si) and index(n) and di >= 1 and si >= 1 and n >= 1) then return false end
+    local g, s = d.gen, d   -- (a string's bytes have no generation: d's stands in)
+    local from_string = type(src) == "string"
+    if not from_string then
+      s = as_buffer(src)
+      if s == nil or s == d then return false end
+    end
+    local gs, sm = s.gen, small
+    if d.module ~= MODULE or n > sm.copy_upto or di + n - 1 > d.len then return false end
+    local q
+    if from_string then
+      if si + n - 1 > #src then return false end
+      q = cast(bytes_of, src) + (si - 1)
+    else
+      if si + n - 1 > s.len then return false end
+      q = s.data + (si - 1)
+    end
+    local fn, p = sm.copy, d.data + (di - 1)
+    local m = unchanged(bor(bxor(d.gen, g), bxor(s.gen, gs)))
+    fn(p, q, band(n, m))
+    d.gen = tobit(d.gen - m)
+    return m ~= 0
+  end
+
+  local function plain_fill(b, byte, i, n)   -- b: a buffer, byte: index()
+    if not (index(i) and index(n) and i >= 1 and n >= 1 and byte >= 0 and byte <= 255) then return false end
+    local g, sm = b.gen, small
+    if b.module ~= MODULE or n > sm.fill_upto or i + n - 1 > b.len then return false end
+    local fn, p = sm.fill, b.data + (i - 1)
+    local m = unchanged(bxor(b.gen, g))
+    fn(p, byte, band(n, m))
+    b.gen = tobit(b.gen - m)
+    return m ~= 0
+  end
+
   local function fast_copy(dst, di, src, si, n)
     local d = as_buffer(dst)
     if d == nil or not index(di) then return false end
+    if plain_copy(d, di, src, si, n) then return true end
     if si == nil then si = FIRST elseif not index(si) then return false end
     if n == nil then n = ABSENT elseif not index(n) then return false end
     local g
@@ -175,6 +259,7 @@ return function(avxbuf, c)
   local function fast_fill(buf, byte, i, n)
     local b = as_buffer(buf)
     if b == nil or not index(byte) then return false end
+    if plain_fill(b, byte, i, n) then return true end
     if i == nil then i = FIRST elseif not index(i) then return false end
     if n == nil then n = ABSENT elseif not index(n) then return false end
     local g = b.gen
