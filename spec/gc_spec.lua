@@ -85,6 +85,7 @@ function TestCollectorInCalls.test_results_made_while_a_finalizer_frees()
     concat_left = function(b) return 2 .. b end,
     tostring = function(b) return b:tostring() end,
     tostring_range = function(b) return b:tostring(1, 5000) end,
+    tostring_short = function(b) return b:tostring(100, 115) end,
     metamethod = function(b) return tostring(b) end,
     unpack = function(b) return (b:unpack(1, "c4000")) end,
     -- captures: a few bytes (copied onto the C stack), many (a scratch userdata)

@@ -101,6 +101,41 @@ function TestJit.test_plain_moves_are_one_call_into_c()
   lu.assertTrue(moves >= 6, moves .. " plain moves in the traces")
 end
 
+-- The plain reads (tostring(i, j), get(n)) make their string from the
+-- buffer's bytes (XSNEW) with no guard between the pointer and the string:
+-- a loop may keep the buffer's data pointer from before it (nothing in the
+-- loop writes the buffer), but the pointer the string is made from is
+-- formed right before it, after the last check (lua/avxbuf/ffi.lua).
+function TestJit.test_plain_reads_make_the_string_right_after_the_pointer()
+  local dump = traces_of([[
+local avxbuf = require "avxbuf"
+local b, q, x = avxbuf.from(("0123456789"):rep(100)), avxbuf.new(), nil
+for k = 1, 20000 do x = b:tostring(k % 900 + 1, k % 900 + 1 + k % 40) end
+for k = 1, 20000 do
+  if #q < 64 then q:put(("y"):rep(4096)) end
+  x = q:get(k % 50 + 1)
+end
+assert(x == ("y"):rep(20000 % 50 + 1))
+]])
+  local reads = 0
+  for trace in dump:gmatch("%-%-%-%- TRACE %d+ IR\n(.-)%-%-%-%- TRACE") do
+    local last_guard, from = nil, {}
+    for line in trace:gmatch("[^\n]+") do
+      local ref = line:match("^(%d%d%d%d) ")
+      if ref then
+        if line:match("^%d%d%d%d >") then last_guard = ref end
+        local ptr = line:match(" str XSNEW  (%d%d%d%d) ")
+        if ptr then
+          reads = reads + 1
+          lu.assertFalse(last_guard ~= nil and last_guard > ptr, "a guard (" .. tostring(last_guard)
+                         .. ") between the pointer " .. ptr .. " and the string at " .. ref .. "\n" .. trace)
+        end
+      end
+    end
+  end
+  lu.assertTrue(reads >= 2, reads .. " plain reads in the traces")
+end
+
 -- kernel() is C's: LuaJIT moves nothing with code of its own.
 function TestJit.test_kernel_names_what_runs()
   needs_jit()

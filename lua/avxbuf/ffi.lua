@@ -1,18 +1,14 @@
 -- LuaJIT: the buffer's methods through the FFI, so that the JIT compiles
--- them. C owns the buffer and every rule (src/luajit/lluajit.c's entries, which
--- check, move and search); this file tests types and calls them: what an
--- entry refuses (a wrong argument, a buffer that changed) goes to the C
--- function, which does the work or raises the documented error. Loaded by
--- the C module under LuaJIT only.
+-- them. C owns the buffer and every rule (src/luajit/lluajit.c's entries);
+-- this file tests types, filters plain forms and calls C: what it does not
+-- take goes to the C function, which does the work or raises. Loaded by the
+-- C module under LuaJIT only.
 local ffi = require "ffi"
 
--- The first fields of src/core/buffer.h's buffer (len and cap as int64_t, so
--- that comparisons with Lua numbers compile: the layout holds where size_t
--- has 64 bits; gen, C's uint32_t, as int32_t: the same bytes and the same
--- steps modulo 2^32, but an integer in a trace, where a uint32_t is a
--- double converted each way at every step), checked against the C
--- module's own offsets at load. Every other fact (the plan, the kernels,
--- the pick) stays in C, behind the entry points of src/luajit/lluajit.c.
+-- The fields of src/core/buffer.h's buffer up to module, checked against
+-- C's offsets at load: len and cap as int64_t, so that compares with Lua
+-- numbers compile (size_t of 64 bits); gen, C's uint32_t, as int32_t, the
+-- same steps modulo 2^32 but an integer in a trace.
 if not pcall(ffi.typeof, "avxbuf_buffer") then
   ffi.cdef [[
     typedef struct {
@@ -21,16 +17,12 @@ if not pcall(ffi.typeof, "avxbuf_buffer") then
     } avxbuf_buffer;
   ]]
 end
--- The plan's small calls (src/core/dispatch.h: copy_small_fn and the
--- three fields after it, offsets checked at load): the small kernels, and
--- the largest size each serves.
+-- The plan's small kernels and the largest size each serves
+-- (src/core/dispatch.h: copy_small_fn and the three fields after it).
 if not pcall(ffi.typeof, "avxbuf_small") then
   ffi.cdef [[
-    typedef struct {
-      void (*copy)(void *, const void *, size_t);
-      void (*fill)(void *, int, size_t);
-      int32_t copy_upto, fill_upto;
-    } avxbuf_small;
+    typedef struct { void (*copy)(void *, const void *, size_t); void (*fill)(void *, int, size_t);
+                     int32_t copy_upto, fill_upto; } avxbuf_small;
   ]]
 end
 -- The stage (src/luajit/lluajit.c's ffi_stage, checked against C's offsets and
@@ -61,30 +53,26 @@ local type, tonumber, select = type, tonumber, select
 -- that a trace does again in every iteration of a loop.
 local getmetatable_raw = debug.getmetatable
 
--- A number C's entries take as an integer: the one test every Lua number
--- passes before it meets a C field or argument (what it means, range and
--- all, is C's). An int32 integer: tobit's round trip is exact for those
--- alone, so 2^63 (which converts to int64_t as a negative number), a NaN,
--- an infinity or a fraction fail, and so does any number past 2^31, whose
--- call takes C's path, which handles every size. One add and one compare
--- in the trace, where a floor and two range compares were three guards in
--- every operation (docs/luajit.md).
+-- The one test every Lua number passes before it meets a C field or
+-- argument: an int32 integer (tobit's round trip is exact for those alone;
+-- 2^63, a NaN, a fraction or anything past 2^31 take C's path, which
+-- handles every size). One add and one compare in a trace (docs/luajit.md).
 local function index(i) return type(i) == "number" and tobit(i) == i end
 -- The iterators keep their offsets within index(): a buffer longer than
 -- this is iterated by C's iterators.
 local LONGEST = 2 ^ 31 - 1
 
--- No pointer or length survives an allocation (src/lua/lmodule.h): run by the
--- interpreter, every cdata made here (a pointer, a boxed 64-bit length)
--- can run the collector, and a finalizer can free, resize or append to any
--- buffer. Compiled, a trace exit can run finalizers too (lj_trace_exit),
--- and a check in Lua is a guard that can exit on its passing side (a trace
--- recorded where it failed), after which the interpreter goes on past the
--- check with what it had made before. So writes are C's: an entry that
--- takes the generation read here checks it and makes its pointers where
--- nothing runs in between (issue 44, docs/reliability.md). Reads too: C
--- copies the bytes a read returns to the module's stage, after its checks,
--- and the string is made from there.
+-- No pointer or length survives an allocation (src/lua/lmodule.h): every
+-- cdata the interpreter makes here can run the collector, a finalizer can
+-- free, resize or append to any buffer, and so can a trace exit
+-- (lj_trace_exit), even a guard's exit on its passing side. So a check in
+-- Lua guards nothing made before it (issue 44). The ways this file uses
+-- (docs/luajit.md, "The plain move"): C's entries, which check the buffer
+-- as it is and move or stage where nothing runs in between; and the plain
+-- moves and reads, which read the generation, make their pointers, read
+-- the generation again and pass what it says as the length of the move
+-- (0 when it changed), with nothing that allocates or can exit between
+-- that read and the move (spec/jit_spec.lua reads the traces for it).
 
 return function(avxbuf, c)
   local MT = getmetatable(avxbuf.new(0))
@@ -118,32 +106,28 @@ return function(avxbuf, c)
       error("avxbuf.ffi: the buffer layout does not match this avxbuf.so (" .. field .. ")")
     end
   end
+  local offset = ffi.offsetof
   if ffi.sizeof("int64_t") ~= layout.len_size or ffi.sizeof("int32_t") ~= layout.gen_size
-     or ffi.offsetof("avxbuf_stage", "piece") ~= layout.stage_piece or layout.stage_pieces ~= 64
-     or ffi.offsetof("avxbuf_stage", "value") ~= layout.stage_value
+     or offset("avxbuf_stage", "piece") ~= layout.stage_piece or layout.stage_pieces ~= 64
+     or offset("avxbuf_stage", "value") ~= layout.stage_value or offset("avxbuf_stage", "bytes") ~= layout.stage_bytes
      or layout.stage_value ~= layout.stage_piece + 64 * layout.piece_size
-     or ffi.offsetof("avxbuf_stage", "bytes") ~= layout.stage_bytes
      or layout.stage_bytes ~= layout.stage_value + 64 * layout.value_size
-     or ffi.sizeof("avxbuf_stage") ~= layout.stage_size or ffi.offsetof("avxbuf_small", "fill") ~= layout.small_fill
-     or ffi.offsetof("avxbuf_small", "copy_upto") ~= layout.small_copy_upto
-     or ffi.offsetof("avxbuf_small", "fill_upto") ~= layout.small_fill_upto then
+     or ffi.sizeof("avxbuf_stage") ~= layout.stage_size or offset("avxbuf_small", "fill") ~= layout.small_fill
+     or offset("avxbuf_small", "copy_upto") ~= layout.small_copy_upto
+     or offset("avxbuf_small", "fill_upto") ~= layout.small_fill_upto then
     error("avxbuf.ffi: the buffer's field sizes do not match this avxbuf.so")
   end
   -- The stage. A read takes st.stamp + 1 before C stages and keeps its
-  -- string only if the stamp is that after ffi.string; else a finalizer's
-  -- read staged in between, and the C function takes the call. A read
-  -- takes st into a local once: a trace holds an upvalue never assigned as
-  -- a constant, so after debug.setupvalue a trace and the interpreter it
-  -- exits to would see two stages in one call (C staging into one, the
-  -- string read from the other's, or from nil: a crash in ffi.string).
+  -- string only if the stamp is that after ffi.string (else a finalizer's
+  -- read staged in between). A read takes st into a local once: a trace
+  -- holds a never-assigned upvalue as a constant, and after
+  -- debug.setupvalue a trace and the interpreter it exits to would see two.
   local st = cast("avxbuf_stage *", c.stage)
 
-  -- src/lua/lmodule.h's testbuffer: the metatable is only a filter (anything can
-  -- be given it with debug.setmetatable); the cookie, which only avxbuf
-  -- writes, is the proof. nil for anything else. Two userdata LuaJIT casts
-  -- to a pointer other than their own bytes must not reach the cookie: a
-  -- light userdata (its value: any address; refused while light userdata
-  -- carry this metatable) and an io file (its FILE *, NULL once closed).
+  -- src/lua/lmodule.h's testbuffer: the metatable is a filter, the cookie
+  -- (only avxbuf writes it) the proof; nil for anything else. A light
+  -- userdata (refused while light userdata carry this metatable) and an io
+  -- file (its FILE *) cast to pointers other than their own bytes.
   local LIGHT = c.cookie_key
   local function as_buffer(x)
     if type(x) ~= "userdata" or getmetatable_raw(x) ~= MT or getmetatable_raw(LIGHT) == MT then return nil end
@@ -160,33 +144,11 @@ return function(avxbuf, c)
     end
   end
 
-  -- copy, zero and fill, two tiers. The plain form (plain_copy,
-  -- plain_fill): n bytes, 1 <= n <= what the plan's small kernel serves
-  -- (src/core/dispatch.h's small calls), to and from ranges within their
-  -- bytes, from a string or another buffer: ffi.lua calls that kernel
-  -- itself, with no pick and no checks in C. Every other form (defaults,
-  -- larger sizes, a copy within one buffer, anything C must word an error
-  -- for) is one call to C's checking entries (c_copy_from_*, c_fill_args),
-  -- which check the arguments on the buffers as they are, move with the
-  -- kernel the plan picks and step the generation, or refuse (the C
-  -- function then raises); nothing of a buffer is read for them but the
-  -- generation, and the entry moved exactly when it is one step on after
-  -- the call (src/luajit/lluajit.c). true when done.
-  --
-  -- Why the plain form's move is safe where issue 44's inline moves were
-  -- not (docs/reliability.md): a pointer made in Lua and used after a
-  -- check is stale when something ran in between that freed or moved the
-  -- bytes, and a finalizer runs at any allocation of the interpreter (a
-  -- boxed pointer or 64-bit field) and at any trace exit, including a
-  -- guard's exit on its passing side (a trace recorded where it failed).
-  -- So the generations are read first, the pointers made next, and the
-  -- generations read again last, whose answer reaches the move as its
-  -- length (0 when either changed) through bit operations alone: between
-  -- that read and the move nothing allocates (interpreted: int32 loads,
-  -- numbers, a call of a cdata function with pointer and number
-  -- arguments) and nothing can exit (compiled: no guard; spec/jit_spec.lua
-  -- reads the trace). Then the generation steps, where the move was made.
-
+  -- copy, zero and fill: the plain form (every argument given, 1 <= n <=
+  -- what the plan's small kernel serves, ranges within their bytes, not
+  -- within one buffer) calls that kernel here; every other form is one
+  -- call to C's checking entries (c_copy_from_*, c_fill_args), which move
+  -- exactly when the generation is one step on after the call. true when done.
   -- -1 when x is 0, else 0.
   local function unchanged(x)
     x = bor(x, lshift(x, 1))
@@ -237,6 +199,23 @@ return function(avxbuf, c)
     return m ~= 0
   end
 
+  local ffi_string = ffi.string
+  -- A plain read: n bytes from offset off, within the buffer's bytes, as a
+  -- string (ffi.string copies them at once), or nil when a finalizer
+  -- changed the buffer.
+  local function plain_read(b, off, n)
+    -- (an upvalue read first: a trace that starts in this function checks
+    -- its closure at the first one, which must not lie between the pointer
+    -- and the string: spec/jit_spec.lua)
+    local mask_of, g = unchanged, b.gen
+    if off + n > b.len then return nil end
+    local p = b.data + off
+    local m = mask_of(bxor(b.gen, g))
+    local s = ffi_string(p, band(n, m))
+    if m ~= 0 then return s end
+    return nil
+  end
+
   local function fast_copy(dst, di, src, si, n)
     local d = as_buffer(dst)
     if d == nil or not index(di) then return false end
@@ -267,14 +246,10 @@ return function(avxbuf, c)
     return b.gen == tobit(g + 1)
   end
 
-  -- buf:put of up to 64 strings and buffers: the pieces staged (a string,
-  -- or a buffer with the generation and length it has: no pointer into a
-  -- buffer is made here), then one call (c_put_staged) that checks the
-  -- stage's stamp and each piece buffer, grows the buffer by C's rule and
-  -- moves them all with the kernel the plan picks. The stamp, set before
-  -- the first piece is staged, tells C whether a finalizer's read or put
-  -- staged in between. Anything else (other types, more pieces, a
-  -- refusal) is the C function's.
+  -- buf:put of up to 64 strings and buffers: the pieces staged (a string, or
+  -- a buffer with its generation and length), then one call (c_put_staged)
+  -- that checks the stamp and each piece, grows by C's rule and moves them.
+  -- Anything else (other types, more pieces, a refusal) is the C function's.
   local function staged(k, v)   -- piece v staged at k: true, or false for a type C must judge
     if type(v) == "string" then
       local e = st.piece[k]
@@ -288,11 +263,8 @@ return function(avxbuf, c)
     return true
   end
   -- The n items from k, each staged by one(k, v) (false: C must judge it),
-  -- eight at a time, unrolled (a trace sees each item's type and width),
-  -- the rest by a tail call, which the JIT unrolls too: a loop over
-  -- select(k, ...) became a trace of its own, left and entered again on
-  -- every put. (A side trace that starts inside this and reaches `...` is
-  -- not compiled: NYI in 2.1.0-beta3; the caller's loop trace is.)
+  -- eight at a time, unrolled, the rest by a tail call, which the JIT
+  -- unrolls too (a loop over select(k, ...) was a trace of its own).
   local function stage_all(one, k, n, v1, v2, v3, v4, v5, v6, v7, v8, ...)
     if n >= 1 and not one(k, v1) then return false end
     if n >= 2 and not one(k + 1, v2) then return false end
@@ -313,21 +285,16 @@ return function(avxbuf, c)
     return stage_all(staged, 0, n, ...) and c_put_staged(b, st, k, n) == 1
   end
 
-  -- buf:resize(n) where the buffer holds n bytes: C's entry (c_resize_at)
-  -- checks, zeroes and sets the length in a call the trace compiles (the C
-  -- function exits the trace, and a loop that empties its buffer often
-  -- would leave the trace each time); growth and errors are the C
-  -- function's.
+  -- buf:resize(n) within the capacity: C's entry (c_resize_at), a call the
+  -- trace compiles (the C function ends it); growth and errors are C's.
   local function fast_resize(buf, n)
     local b = as_buffer(buf)
     return b ~= nil and index(n) and c_resize_at(b, b.gen, n) == 1
   end
 
-  -- Module functions and methods alike (as in C: buf:copy == avxbuf.copy).
-  -- What the fast path leaves goes to the C function as a tail call, which
-  -- takes the caller's place: its errors name the caller's call and
-  -- position, as if the caller had called it (spec/errors_spec.lua), and
-  -- cost no pcall.
+  -- Module functions and methods alike (buf:copy == avxbuf.copy). What the
+  -- fast path leaves goes to the C function as a tail call, so that its
+  -- errors name the caller's call (spec/errors_spec.lua), with no pcall.
   local function copy(dst, di, src, si, n)
     if fast_copy(dst, di, src, si, n) then return end
     return c_copy(dst, di, src, si, n)
@@ -354,14 +321,11 @@ return function(avxbuf, c)
     if fast_resize(buf, n) then return buf end
     return c_resize(buf, n)
   end
-  -- buf:unpack: code of its own per format (lua/avxbuf/ffi_format.lua),
-  -- for up to 64 formats at a time (the 65th starts the list afresh: a
-  -- program with more hot formats than that makes some again, each costing
-  -- a compile: docs/runs/figures-once-cited.md); formats it does not handle go to the C
-  -- function every time.
+  -- buf:unpack: code of its own per format (lua/avxbuf/ffi_format.lua), up
+  -- to 64 formats at a time (the 65th starts afresh); the rest is C's.
   local format_env = { cast = cast, tonumber = tonumber, band = band, bswap = bit.bswap, rshift = bit.rshift,
                        arshift = bit.arshift, ldexp = math.ldexp, fstring = ffi.string, as_buffer = as_buffer,
-                       index = index, consume = c_consume, c_read = c_read, st = st }
+                       index = index, consume = c_consume, c_read = c_read, plain_read = plain_read, st = st }
   local function per_format(what, c_path)
     local made, count, env = {}, 0, setmetatable({ c_path = c_path }, { __index = format_env })
     return function(fmt)
@@ -413,28 +377,20 @@ return function(avxbuf, c)
     return c_pack(buf, fmt, ...)
   end
 
-  -- Reads: C stages the bytes (c_read, c_get_staged, c_line) and the
-  -- string is made from the stage, kept if the stamp says no other read
-  -- staged since (see st above); what searches runs in C (c_search,
-  -- c_split_step). Only integer arguments in the plain cases are taken
-  -- here.
-  local fstring = ffi.string
+  -- Reads: plain reads (above), or C stages the bytes (c_read, c_get_staged,
+  -- c_line) and the string is made from the stage; searches run in C.
+  local fstring = ffi_string
   local c_byte, c_find = methods.byte, methods.find
   local c_get, c_skip, c_lines, c_split = methods.get, methods.skip, methods.lines, methods.split
-  -- buf:tostring(i, j) with both given, 1 <= i <= j: those bytes, when C
-  -- finds them all in the buffer. Every other form (defaults, negative or
-  -- empty ranges) is the C function's, which owns string.sub's rules.
+  -- buf:tostring(i, j) with both given, 1 <= i <= j <= #buf: those bytes.
+  -- Every other form (defaults, negative, empty or clamped ranges) is the
+  -- C function's, which owns string.sub's rules.
   local c_tostring = methods.tostring
   methods.tostring = function(buf, i, j)
     local b = as_buffer(buf)
     if b ~= nil and index(i) and index(j) and i >= 1 and i <= j then
-      local sg = st   -- one stage throughout (see st)
-      local k, n = sg.stamp + 1, j - i + 1
-      c_read(b, sg, i - 1, n)
-      if sg.stamp == k then   -- staged (src/luajit/lluajit.c): n bytes, within the stage
-        local s = fstring(sg.bytes, n)
-        if sg.stamp == k then return s end
-      end
+      local s = plain_read(b, i - 1, j - i + 1)
+      if s then return s end
     end
     return c_tostring(buf, i, j)
   end
@@ -477,11 +433,19 @@ return function(avxbuf, c)
     return c_find(buf, needle, init, flag)
   end
   local consume = c_consume   -- C's rule: n bytes, or all there are
-  -- get(n): the bytes C's rule takes (c_get_staged; n or 0: a placeholder
-  -- where the flag before it says n is absent), consumed from the buffer
-  -- as it is once the string exists, as the C function does.
+  -- get(n): 1 <= n <= #buf a plain read; otherwise the bytes C's rule
+  -- takes (c_get_staged; n or 0: a placeholder where the flag before it
+  -- says n is absent). Either way consumed from the buffer as it is once
+  -- the string exists, as the C function does.
   methods.get = function(buf, n)
     local b = as_buffer(buf)
+    if b ~= nil and index(n) and n >= 1 then
+      local s = plain_read(b, 0, n)
+      if s then
+        consume(b, n)
+        return s
+      end
+    end
     if b ~= nil and (n == nil or index(n)) then
       local sg = st
       local k = sg.stamp + 1
@@ -504,23 +468,16 @@ return function(avxbuf, c)
     end
     return c_skip(buf, n)
   end
-  -- The iterators keep the buffer (checked at every step, as C's are: a
-  -- replaced upvalue is an error) and a 0-based position, and read the
-  -- buffer afresh at each step; one that finds the generation changed
-  -- hands over to the C iterator from where it is. Their first upvalues
-  -- are their own, where C's iterators have theirs (2 the buffer, 3 the
-  -- position, 4 split's separator: spec/split_spec.lua replaces them), so
-  -- that debug.setupvalue there reaches no function the module shares.
+  -- The iterators keep the buffer (checked each step: a replaced upvalue is
+  -- an error) and a 0-based position, read the buffer afresh each step, and
+  -- hand over to C's iterator when the generation changed. Their first
+  -- upvalues are their own, where C's have theirs (spec/split_spec.lua).
   local function replaced(what) error("avxbuf: this " .. what .. " iterator's upvalues were replaced", 2) end
-  -- An iterator's position is an offset, negative once done: it meets
-  -- C's size_t and the data pointer, so it passes index() too. Anything
-  -- else (2^64, a NaN, a fraction, set with debug.setupvalue) was not put
-  -- there by the iterator; C's iterators (src/lua/lsplit.c) refuse it too.
-  -- Each step hands a buffer that has grown past LONGEST over to C's
-  -- iterator first, so that no offset it stores is past index().
-  -- Where an iteration starts: C's offset for init (c_start), or for no
-  -- init the offset C exports (START: a call, interpreted, as the
-  -- iterator's making is, cost more than a short split's pieces).
+  -- An iterator's position is an offset (negative once done) that passes
+  -- index(): anything else was set with debug.setupvalue, and C's
+  -- iterators refuse it too. A buffer grown past LONGEST goes to C's
+  -- iterator. Where an iteration starts: C's offset for init (c_start), or
+  -- the one C exports for none (START).
   local function start_of(b, init)
     if init == nil then return START end
     return c_start(b, true, init)
@@ -560,18 +517,12 @@ return function(avxbuf, c)
       return c_iter()
     end
   end
-  -- split: the separators a batch at a time from c_split_step (one
-  -- call), each piece then a read of the batch, which holds while the
-  -- buffer's generation is the one it was found at (checked every step:
-  -- otherwise found again from the position; every write of bytes steps
-  -- it, src/core/buffer.h's buffer_wrote). One batch serves every
-  -- iterator, held by the one whose id is `owner` (a batch of each cost
-  -- an interpreted ffi.new at every split, more than a short split's
-  -- pieces); another's turn finds it again from its position. The batch's
-  -- indices are upvalues like the rest: checked before it is read, against
-  -- what the batch itself holds (its size, a constant in the trace), so
-  -- that no replaced upvalue can take a read past it. C's batch size
-  -- (SPLIT_BATCH_MAX) offsets, and the last piece's end:
+  -- split: the separators a batch at a time from c_split_step, each piece a
+  -- read of the batch while the buffer's generation is the one it was found
+  -- at (else found again from the position). One batch serves every
+  -- iterator, held by the one whose id is `owner` (a batch each cost an
+  -- interpreted ffi.new per split). Its indices are checked against the
+  -- batch's own size before a read, so no replaced upvalue reads past it.
   local batch_t = ffi.typeof("double[$]", c.split_batch + 1)
   local istype = ffi.istype
   local batch, owner, last_id = batch_t(), 0, 0
@@ -619,11 +570,8 @@ return function(avxbuf, c)
   end
 
   -- Three iterators of each kind, made now: LuaJIT specialises a trace to
-  -- the closure it calls until that closure's prototype has made three
-  -- (PROTO_CLC_POLY, lj_obj.h; to its prototype from then on), so a loop
-  -- trace recorded over a program's first split specialised to that one
-  -- iterator, and every later split's pieces would leave it at each step
-  -- through a chain of side traces (the guard on the closure).
+  -- the closure it calls until its prototype has made three (PROTO_CLC_POLY,
+  -- lj_obj.h), and later splits' pieces would leave such a trace each step.
   do
     local probe = avxbuf.from("a")
     for _ = 1, 3 do probe:lines(); probe:split(",") end

@@ -11,7 +11,9 @@ local ffi = require "ffi"
 -- after its checks (c_read, as the other reads: lua/avxbuf/ffi.lua), and
 -- the stamp, checked after the call (staged at all?) and after the run's
 -- loads, says whether another read staged in between (a finalizer, run by
--- a trace exit or an allocation).
+-- a trace exit or an allocation). A string's bytes are a plain read
+-- (ffi.lua's plain_read: the string made from the buffer, its generation
+-- checked in the length).
 -- Anything it does not read as the C function would (another byte order,
 -- integer sizes other than 1, 2, 4, 8, z, a negative index, a short
 -- buffer, a run longer than the stage, a changed generation) makes it
@@ -52,7 +54,7 @@ end
 -- What the code made for a format gets, and its first lines; ptr(ctype)
 -- names a pointer type, declared once at the top.
 local ARGS = { "cast", "tonumber", "band", "bswap", "rshift", "arshift", "ldexp", "fstring", "as_buffer", "index",
-               "consume", "c_read", "st", "c_path" }
+               "consume", "c_read", "plain_read", "st", "c_path" }
 -- at(ctype, off) is a pointer of that type to byte off of the stage's
 -- bytes, made from st where it is used (see lua/avxbuf/ffi.lua: no
 -- pointer into the stage is kept in an upvalue); the pointer type is
@@ -170,8 +172,8 @@ local function unpack_source(ops, stream)
       line("local s%d = pos", k)
       line("pos = pos + n%d", k)
       line("if pos > len + 1 then %s end", size < 8 and short("pos - 1", k) or "return false")
-      line("local v%d", k)
-      staged("s" .. k, "n" .. k, { ("  v%d = fstring(st.bytes, n%d)"):format(k, k) })
+      line("local v%d = plain_read(b, s%d - 1, n%d)", k, k, k)
+      line("if v%d == nil then return false end", k)
       size = 0
     elseif op.kind ~= "pad" then
       return nil
