@@ -119,7 +119,7 @@ assert(x == ("y"):rep(20000 % 50 + 1))
 ]])
   local reads = 0
   for trace in dump:gmatch("%-%-%-%- TRACE %d+ IR\n(.-)%-%-%-%- TRACE") do
-    local last_guard, from = nil, {}
+    local last_guard = nil
     for line in trace:gmatch("[^\n]+") do
       local ref = line:match("^(%d%d%d%d) ")
       if ref then

@@ -66,13 +66,19 @@ static size_t file_left(FILE *f)
 /* Maps the whole pages of [p, p + n) that a read is about to fill, in one
  * call: untouched pages otherwise fault one at a time while the kernel
  * copies into them, and each fault is a trap (an exit to the hypervisor
- * in a VM). MADV_POPULATE_WRITE is Linux 5.14's; where there is none, or
- * it fails, the read faults them in as before. Worth a call from 64 KiB. */
+ * in a VM). Only room the read grew: a buffer read into again and again
+ * has its pages already, and the call would only walk them; and only from
+ * POPULATE_FROM bytes, below which the calls (this one, and file_left's
+ * lseek and fstat) cost more than the faults they save.
+ * MADV_POPULATE_WRITE is Linux 5.14's; where there is none, or it fails,
+ * the read faults them in as before. */
+#define POPULATE_FROM (64 * 1024)
+
 static void populate(unsigned char *p, size_t n)
 {
 #ifdef MADV_POPULATE_WRITE
   long page = sysconf(_SC_PAGESIZE);
-  if (page <= 0 || n < 64 * 1024) return;
+  if (page <= 0 || n < POPULATE_FROM) return;
   uintptr_t from = ((uintptr_t)p + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
   uintptr_t to = ((uintptr_t)p + n) & ~((uintptr_t)page - 1);
   if (to > from) (void)madvise((void *)from, to - from, MADV_POPULATE_WRITE);
@@ -101,7 +107,8 @@ static int l_read(lua_State *L)
     luaL_argcheck(L, n >= 0, 3, "count must not be negative");
     want = avxbuf_checkgrowth(L, 3, old, (unsigned long long)n) - old;
   }
-  size_t left = file_left(f);
+  size_t left = SIZE_MAX;   /* the file's bytes left, asked once it matters */
+  int grew = 0;
   while (got < want) {
     size_t chunk = want - got;
     size_t room = b->cap - old - got;
@@ -109,9 +116,13 @@ static int l_read(lua_State *L)
       if (chunk > READ_CHUNK) chunk = READ_CHUNK;
       avxbuf_reserve(L, m, b, old + got + chunk, old + got);
       room = b->cap - old - got;
+      grew = 1;
     }
     if (chunk > room) chunk = room;
-    if (left > got) populate(b->data + old + got, chunk < left - got ? chunk : left - got);
+    if (grew && chunk >= POPULATE_FROM) {
+      if (left == SIZE_MAX) left = file_left(f);
+      if (left > got) populate(b->data + old + got, chunk < left - got ? chunk : left - got);
+    }
     errno = 0;
     size_t r = fread(b->data + old + got, 1, chunk, f);
     got += r;
