@@ -324,7 +324,7 @@ return function(avxbuf, c)
   -- buf:unpack: code of its own per format (lua/avxbuf/ffi_format.lua), up
   -- to 64 formats at a time (the 65th starts afresh); the rest is C's.
   local format_env = { cast = cast, tonumber = tonumber, band = band, bswap = bit.bswap, rshift = bit.rshift,
-                       arshift = bit.arshift, ldexp = math.ldexp, fstring = ffi.string, as_buffer = as_buffer,
+                       arshift = bit.arshift, ldexp = math.ldexp, fstring = ffi_string, as_buffer = as_buffer,
                        index = index, consume = c_consume, c_read = c_read, plain_read = plain_read, st = st }
   local function per_format(what, c_path)
     local made, count, env = {}, 0, setmetatable({ c_path = c_path }, { __index = format_env })
@@ -379,7 +379,6 @@ return function(avxbuf, c)
 
   -- Reads: plain reads (above), or C stages the bytes (c_read, c_get_staged,
   -- c_line) and the string is made from the stage; searches run in C.
-  local fstring = ffi_string
   local c_byte, c_find = methods.byte, methods.find
   local c_get, c_skip, c_lines, c_split = methods.get, methods.skip, methods.lines, methods.split
   -- buf:tostring(i, j) with both given, 1 <= i <= j <= #buf: those bytes.
@@ -451,7 +450,7 @@ return function(avxbuf, c)
       local k = sg.stamp + 1
       local got = c_get_staged(b, sg, n ~= nil, n or 0)
       if got >= 0 then
-        local s = fstring(sg.bytes, got)
+        local s = ffi_string(sg.bytes, got)
         if sg.stamp == k then
           consume(b, got)
           return s
@@ -502,7 +501,7 @@ return function(avxbuf, c)
       if r >= 0 then
         local newline = r % 2
         local n = (r - newline) / 2
-        local s = fstring(sg.bytes, n)
+        local s = ffi_string(sg.bytes, n)
         if sg.stamp == k then
           pos = pos + n + newline
           return s
