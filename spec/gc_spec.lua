@@ -330,7 +330,9 @@ end
 -- pack and unpack keep a compiled format in a small cache; a finalizer that
 -- packs and unpacks other formats in the middle of a call (a number made a
 -- string, a string pushed) refills every slot of it, and the call goes on
--- with its own format.
+-- with its own format. The same pack of strings is, on LuaJIT, the code
+-- made for the format (lua/avxbuf/ffi_format.lua), which writes to the
+-- stage: the finalizer's packs and reads write there too.
 function TestCollectorInCalls.test_formats_while_a_finalizer_packs_others()
   local FMT, WANT = "<i4 s1 s1 i2", "\7\0\0\0\00512345\003678\44\1"
   local other = avxbuf.new()
@@ -347,6 +349,11 @@ function TestCollectorInCalls.test_formats_while_a_finalizer_packs_others()
       b:pack(FMT, 7, 12345, 678, 300)
       fin.live = false
       h.assert_bytes(b:tostring(), WANT, "pack, delay " .. delay)
+      local s = avxbuf.new()
+      fin = arm(others, delay)
+      s:pack(FMT, 7, "12345", "678", 300)
+      fin.live = false
+      h.assert_bytes(s:tostring(), WANT, "pack of strings, delay " .. delay)
       fin = arm(others, delay)
       local i, s1, s2, n, after = b:unpack(1, FMT)
       fin.live = false

@@ -79,6 +79,7 @@ return function(avxbuf, c)
   local KEY = cast(uptr, c.cookie_key)
   local c_put_staged = cast("int (*)(avxbuf_buffer *, avxbuf_stage *, int32_t, int)", c.put)
   local c_pack_staged = cast("double (*)(avxbuf_buffer *, avxbuf_stage *, int32_t, const char *, size_t, int)", c.pack)
+  local c_pack_bytes = cast("double (*)(avxbuf_buffer *, avxbuf_stage *, int32_t, int64_t)", c.pack_bytes)
   local c_resize_at = cast("int (*)(avxbuf_buffer *, uint32_t, int64_t)", c.resize)
   local c_has_specials = cast("int (*)(const char *, size_t)", c.has_specials)
   local c_copy_from_buffer = cast(
@@ -321,11 +322,12 @@ return function(avxbuf, c)
     if fast_resize(buf, n) then return buf end
     return c_resize(buf, n)
   end
-  -- buf:unpack: code of its own per format (lua/avxbuf/ffi_format.lua), up
+  -- buf:pack and buf:unpack: code of its own per format (ffi_format.lua), up
   -- to 64 formats at a time (the 65th starts afresh); the rest is C's.
   local format_env = { cast = cast, tonumber = tonumber, band = band, bswap = bit.bswap, rshift = bit.rshift,
                        arshift = bit.arshift, ldexp = math.ldexp, fstring = ffi_string, as_buffer = as_buffer,
-                       index = index, consume = c_consume, c_read = c_read, plain_read = plain_read, st = st }
+                       index = index, consume = c_consume, c_read = c_read, plain_read = plain_read, st = st,
+                       floor = math.floor, copy = ffi.copy, fill = ffi.fill, pack_bytes = c_pack_bytes }
   local function per_format(what, c_path)
     local made, count, env = {}, 0, setmetatable({ c_path = c_path }, { __index = format_env })
     return function(fmt)
@@ -347,11 +349,11 @@ return function(avxbuf, c)
     local fmt = ...
     return unpacker(fmt)(buf, i, fmt)
   end
-  -- buf:pack(fmt, v...), appending up to 64 numbers and strings: the values
-  -- staged (as put's pieces), then one call (c_pack_staged) that checks
-  -- them as string.pack would, with C's format (src/lua/lpack.c), grows and
-  -- writes. Anything it would convert or refuse, and the index form, is the
-  -- C function's.
+  -- buf:pack(fmt, v...): code of its own per format (ffi_format.lua), which
+  -- writes to the stage and appends in one call; other formats' values (up
+  -- to 64 numbers and strings) staged, then one call (c_pack_staged) that
+  -- checks and writes them with C's format (src/lua/lpack.c). What either
+  -- would convert or refuse, and the index form, are the C function's.
   local function value_staged(k, v)   -- value v staged at k: true, or false for a type C must judge
     local e = st.value[k]
     if type(v) == "number" then
@@ -363,7 +365,7 @@ return function(avxbuf, c)
     return true
   end
   local c_pack = methods.pack
-  methods.pack = function(buf, fmt, ...)
+  local function staged_pack(buf, fmt, ...)
     local b = as_buffer(buf)
     local n = select("#", ...)
     if b ~= nil and type(fmt) == "string" and n <= 64 then
@@ -376,6 +378,8 @@ return function(avxbuf, c)
     end
     return c_pack(buf, fmt, ...)
   end
+  local packer = per_format("pack", staged_pack)
+  methods.pack = function(buf, fmt, ...) return packer(fmt)(buf, fmt, ...) end
 
   -- Reads: plain reads (above), or C stages the bytes (c_read, c_get_staged,
   -- c_line) and the string is made from the stage; searches run in C.

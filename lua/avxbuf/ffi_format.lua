@@ -1,5 +1,5 @@
--- LuaJIT: the code avxbuf's FFI path (lua/avxbuf/ffi.lua) runs for an
--- unpack format, made once per format from the ops C compiles it
+-- LuaJIT: the code avxbuf's FFI path (lua/avxbuf/ffi.lua) runs for a pack
+-- or unpack format, made once per format from the ops C compiles it
 -- to (src/luajit/lluajit.c's pack_ops), so that the format language lives in C
 -- alone. Loaded by the C module under LuaJIT only, and handed to ffi.lua.
 local ffi = require "ffi"
@@ -54,7 +54,7 @@ end
 -- What the code made for a format gets, and its first lines; ptr(ctype)
 -- names a pointer type, declared once at the top.
 local ARGS = { "cast", "tonumber", "band", "bswap", "rshift", "arshift", "ldexp", "fstring", "as_buffer", "index",
-               "consume", "c_read", "plain_read", "st", "c_path" }
+               "consume", "c_read", "plain_read", "st", "c_path", "floor", "copy", "fill", "pack_bytes" }
 -- at(ctype, off) is a pointer of that type to byte off of the stage's
 -- bytes, made from st where it is used (see lua/avxbuf/ffi.lua: no
 -- pointer into the stage is kept in an upvalue); the pointer type is
@@ -70,7 +70,7 @@ local function format_code_head()
       types[name] = true
       head[#head + 1] = ("local %s = ffi_typeof(%q)"):format(name, ctype .. " *")
     end
-    return ("cast(%s, st.bytes + %d)"):format(name, off)
+    return ("cast(%s, st.bytes + %s)"):format(name, off)
   end
 end
 
@@ -221,11 +221,107 @@ end
 ]]):format(table.concat(body, "\n"), (results:gsub("nxt$", "pos"))) .. entry
 end
 
--- The function for a format's ops (what: "unpack", or "stream" for the
--- stream form), given by name the values its code
+-- buf:pack compiled: the source of a packer for ops, or nil when one op
+-- is not for it (z, padding, alignment, integers of other sizes, floats in
+-- the other byte order: avxbuf_pack_staged's). Its checks are C's: the
+-- types avxbuf_pack_staged takes without a conversion, each integer
+-- integral within the op's lo..most, each string within its most (pack_ops
+-- gives both). Then it writes the bytes to the stage, under a stamp of its
+-- own, and one call (pack_bytes) appends them: the stage is the module's
+-- memory, so no pointer into a buffer is made in Lua, and a finalizer that
+-- stages in between (at an allocation or a trace exit) moves the stamp,
+-- and C refuses. The stage's size is a literal (STAGE, as ffi.lua's cdef):
+-- a bound in an upvalue would let debug.setupvalue write past it.
+local STAGE = ffi.sizeof("avxbuf_stage") - ffi.offsetof("avxbuf_stage", "bytes")
+-- An integer of 2 or 4 bytes in the other byte order, as the bits to store.
+local SWAPPED = { [2] = "rshift(bswap(%s), 16)", [4] = "bswap(%s)" }
+local function pack_source(ops)
+  local head, at = format_code_head()
+  local checks, stores, names, lengths = {}, {}, {}, {}
+  local function check(fmt, ...) checks[#checks + 1] = "  if not (" .. fmt:format(...) .. ") then return false end" end
+  local function store(fmt, ...) stores[#stores + 1] = "  " .. fmt:format(...) end
+  local fixed, var, sized = 0, nil, 0   -- the next byte's offset: fixed, plus var's value; sized: all fixed bytes
+  local function where() return (var and var .. " + " or "") .. fixed end
+  local function advance(n) fixed, sized = fixed + n, sized + n end
+  local function integer(ctype, size, little, v)   -- stores v, an integer of size bytes
+    if size > 1 and little ~= NATIVE_LITTLE then
+      if not SWAPPED[size] then return false end
+      store("%s[0] = %s", at(PREFIXES[size], where()), SWAPPED[size]:format(v))
+    else
+      store("%s[0] = %s", at(ctype, where()), v)
+    end
+    advance(size)
+    return true
+  end
+  for k, op in ipairs(ops) do
+    local v, size, kind = "v" .. k, op.size, op.kind
+    if op.align > 1 then return nil end
+    if kind == "int" or kind == "uint" then
+      names[#names + 1] = v
+      check("type(%s) == \"number\" and %s >= %.17g and %s <= %.17g and floor(%s) == %s", v, v, op.lo, v, op.most, v, v)
+      if not (LOADS[kind][size] and integer(LOADS[kind][size], size, op.little, v)) then return nil end
+    elseif FLOATS[kind] then
+      if op.little ~= NATIVE_LITTLE then return nil end
+      names[#names + 1] = v
+      check("type(%s) == \"number\"", v)
+      store("%s[0] = %s", at(LOADS[kind][size], where()), v)
+      advance(size)
+    elseif kind == "char" or (kind == "string" and PREFIXES[size]) then
+      names[#names + 1] = v
+      local n = "n" .. k
+      check("type(%s) == \"string\"", v)
+      checks[#checks + 1] = ("  local %s = #%s"):format(n, v)
+      check("%s <= %.17g", n, op.most)
+      if kind == "string" then
+        lengths[#lengths + 1] = n
+        if not integer(PREFIXES[size], size, op.little, n) then return nil end
+      end
+      store("copy(%s, %s, %s)", at("char", where()), v, n)
+      if kind == "char" then
+        store("fill(%s, %d - %s)", at("char", where() .. " + " .. n), size, n)
+        advance(size)
+      else
+        store("local p%d = %s + %s", k, where(), n)
+        var, fixed = "p" .. k, 0
+      end
+    elseif kind == "pad" then
+      store("%s[0] = 0", at("uint8_t", where()))
+      advance(1)
+    else
+      return nil
+    end
+  end
+  local params = table.concat({ "b", unpack(names) }, ", ")
+  return table.concat(head, "\n") .. ([[
+
+local function write(%s)
+%s
+  local total = %s
+  if total > %d then return false end
+  local st = st   -- one stage throughout (lua/avxbuf/ffi.lua says why)
+  local k = st.stamp + 1
+  st.stamp = k
+%s
+  local nxt = pack_bytes(b, st, k, total)
+  return nxt > 0 and nxt
+end
+return function(buf, fmt, ...)
+  local b = as_buffer(buf)
+  if b ~= nil then
+    local nxt = write(b, ...)
+    if nxt then return nxt end
+  end
+  return c_path(buf, fmt, ...)
+end]]):format(params, table.concat(checks, "\n"), table.concat(lengths, " + ") .. (#lengths > 0 and " + " or "")
+              .. sized, STAGE, table.concat(stores, "\n"))
+end
+
+-- The function for a format's ops (what: "pack", "unpack", or "stream" for
+-- the stream form of unpack), given by name the values its code
 -- uses (env: ARGS), or nil when one op is not for it.
 return function(what, fmt, ops, env)
-  local source = unpack_source(ops, what == "stream")
+  local source
+  if what == "pack" then source = pack_source(ops) else source = unpack_source(ops, what == "stream") end
   if not source then return nil end
   local chunk = assert(load(source, "=avxbuf.ffi(" .. (what == "stream" and "unpack" or what) .. " " .. fmt .. ")"))
   return chunk(ffi.typeof, env)

@@ -56,10 +56,12 @@ static inline const char *avxbuf_tolstring(lua_State *L, int i, size_t *len)
 
 /* A number as an integer where the Lua has none (5.1, 5.2, LuaJIT):
  * integral and exact in a double, within +-2^53. LuaJIT's FFI path judges
- * the numbers pack takes by it too (src/lua/lpack.c's avxbuf_pack_staged). */
+ * the numbers pack takes by it too (src/lua/lpack.c's avxbuf_pack_staged,
+ * and the range src/luajit/lluajit.c's pack_ops gives ffi_format.lua). */
+#define AVXBUF_NUMBER_INT_MOST 9007199254740992.0   /* 2^53 */
 static inline int avxbuf_number_is_integer(lua_Number n)
 {
-  return n == floor(n) && n >= -9007199254740992.0 && n <= 9007199254740992.0;
+  return n == floor(n) && n >= -AVXBUF_NUMBER_INT_MOST && n <= AVXBUF_NUMBER_INT_MOST;
 }
 
 #if LUA_VERSION_NUM < 503

@@ -188,6 +188,24 @@ static double ffi_pack(buffer *b, ffi_stage *st, int32_t stamp, const char *fmt,
   return avxbuf_pack_staged(b->module, b, fmt, len, st->value, count);
 }
 
+/* pack's n bytes, which the code ffi_format.lua made for the format checked
+ * as avxbuf_pack_staged does and wrote to st's bytes under stamp, appended
+ * to b as it is now: the index after them, or 0, with nothing written, when
+ * st is not b's module's or holds another stamp (a finalizer staged in
+ * between), n does not fit, or growth failed (then the C path packs). */
+static double ffi_pack_bytes(buffer *b, ffi_stage *st, int32_t stamp, int64_t n)
+{
+  if (!stage_ok(b, st) || st->stamp != stamp || n < 0 || n > STAGE_BYTES || (size_t)n > MAX_LENGTH - b->len)
+    return 0;
+  size_t end = b->len + (size_t)n;
+  lmodule *m = b->module;
+  if (end > b->cap && !buffer_grow(&m->stats, m->alloc, m->alloc_ud, b, end, b->len)) return 0;
+  __asm__("" : "+r"(n));   /* as in stage: a memcpy, not rep movsq */
+  memcpy(b->data + b->len, st->bytes, (size_t)n);
+  buffer_setlen(b, end);
+  return (double)end + 1;
+}
+
 /* put of the count pieces ffi.lua staged in st under stamp (it sets the
  * stamp first: a finalizer's read or put that staged in between steps
  * it), appended to b as it is now, grown by C's rule and moved with the
@@ -321,10 +339,26 @@ static const char *const kind_names[] = {
   [PK_PAD] = "pad", [PK_ALIGN] = "align",
 };
 
+/* The numbers pack takes for an integer op under LuaJIT, lo <= v <= most
+ * (each exact in a double), with v integral: avxbuf_number_is_integer's,
+ * within string.pack's limits for the op (lpack.c's value_error). */
+static void int_range(const avxbuf_pk_op *op, lua_Number *lo, lua_Number *most)
+{
+  long long l;
+  unsigned long long h;
+  *lo = -AVXBUF_NUMBER_INT_MOST;
+  *most = AVXBUF_NUMBER_INT_MOST;
+  if (!avxbuf_pk_int_limits(op, sizeof(lua_Integer), &l, &h)) return;
+  if ((lua_Number)l > *lo) *lo = (lua_Number)l;
+  if (h - 1 < (unsigned long long)AVXBUF_NUMBER_INT_MOST) *most = (lua_Number)(h - 1);
+}
+
 /* pack_ops(fmt): format fmt as packfmt.c compiles it, for ffi_format.lua
- * to make an unpacker of: a list of { kind =, size =, little =, align =,
- * least = } (packfmt.h): least, the bytes unpack counts the op as missing
- * at byte 0. Nothing when the format is
+ * to make a packer and an unpacker of: a list of { kind =, size =,
+ * little =, align =, least =, lo =, most = } (packfmt.h): least, the bytes
+ * unpack counts the op as missing at byte 0; lo and most, the values pack
+ * takes (an integer op's numbers, int_range; a string op's longest
+ * length, avxbuf_pk_str_most; nil for others). Nothing when the format is
  * wrong, holds a zero byte or is longer than a chunk (the C function deals
  * with those). */
 static int l_pack_ops(lua_State *L)
@@ -340,7 +374,7 @@ static int l_pack_ops(lua_State *L)
   lua_createtable(L, c.n, 0);
   for (int i = 0; i < c.n; i++) {
     const avxbuf_pk_op *op = &c.op[i];
-    lua_createtable(L, 0, 8);
+    lua_createtable(L, 0, 7);
     lua_pushstring(L, kind_names[op->kind]);
     lua_setfield(L, -2, "kind");
     lua_pushinteger(L, (lua_Integer)op->size);
@@ -351,6 +385,17 @@ static int l_pack_ops(lua_State *L)
     lua_setfield(L, -2, "align");
     lua_pushinteger(L, (lua_Integer)avxbuf_pk_least(op, 0));
     lua_setfield(L, -2, "least");
+    if (op->kind == PK_INT || op->kind == PK_UINT) {
+      lua_Number lo, most;
+      int_range(op, &lo, &most);
+      lua_pushnumber(L, lo);
+      lua_setfield(L, -2, "lo");
+      lua_pushnumber(L, most);
+      lua_setfield(L, -2, "most");
+    } else if (op->kind == PK_CHAR || op->kind == PK_STRING) {
+      lua_pushnumber(L, (lua_Number)avxbuf_pk_str_most(op));
+      lua_setfield(L, -2, "most");
+    }
     lua_rawseti(L, -2, i + 1);
   }
   return 1;
@@ -386,7 +431,7 @@ static void push_layout(lua_State *L)
 static void push_entries(lua_State *L, lmodule *m, ffi_stage *st)
 {
   const struct { const char *name; uintptr_t fn; } entries[] = {
-    { "put", (uintptr_t)&ffi_put }, { "pack", (uintptr_t)&ffi_pack },
+    { "put", (uintptr_t)&ffi_put }, { "pack", (uintptr_t)&ffi_pack }, { "pack_bytes", (uintptr_t)&ffi_pack_bytes },
     { "copy_from_buffer", (uintptr_t)&ffi_copy_from_buffer },
     { "copy_from_string", (uintptr_t)&ffi_copy_from_string }, { "fill_args", (uintptr_t)&ffi_fill_args },
     { "resize", (uintptr_t)&ffi_resize }, { "has_specials", (uintptr_t)&avxbuf_match_has_specials },
