@@ -180,6 +180,24 @@ do
   end
 end
 
+-- One record "<I4 I4 d s1" per operation (bench/programs.lua's records,
+-- without the output's growth), into a buffer emptied every 64 records:
+-- string.buffer's reserve, an FFI struct's stores and commit, against
+-- buf:pack.
+do
+  pcall(ffi.cdef, "typedef struct __attribute__((packed)) { uint32_t id, a; double x; uint8_t len; } bench_record;")
+  local env = { b = avxbuf.new(4096):resize(0), sb = string_buffer.new(4096), cast = ffi.cast, copy = ffi.copy,
+                record = ffi.typeof("bench_record *"), names = { "ada", "grace", "edsger", "barbara" } }
+  local r = measure {
+    loop("local name = names[_ % 4 + 1]; local len = #name; local p = sb:reserve(17 + len); "
+         .. "local r = cast(record, p); r.id, r.a, r.x, r.len = _, _ * 3, _ / 8, len; copy(p + 17, name, len); "
+         .. "sb:commit(17 + len); if _ % 64 == 0 then sb:reset() end", env, true),
+    loop("b:pack('<I4 I4 d s1', _, _ * 3, _ / 8, names[_ % 4 + 1]); if _ % 64 == 0 then b:resize(0) end", env, true),
+  }
+  print(string.format("pack of a record <I4 I4 d s1: string.buffer reserve/commit %.2f  avxbuf pack %.2f (%.2fx)",
+                      r[1], r[2], ratio(r[2], r[1])))
+end
+
 -- The transform workload's output, a piece at a time, into one string.buffer
 -- or one avxbuf buffer reused for every output (the same pieces, the same
 -- checksum).
