@@ -291,7 +291,7 @@ local function pack_source(ops)
       return nil
     end
   end
-  local params = table.concat({ "b", unpack(names) }, ", ")
+  local params = "b" .. (#names > 0 and ", " .. table.concat(names, ", ") or "")
   return table.concat(head, "\n") .. ([[
 
 local function write(%s)

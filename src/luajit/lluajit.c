@@ -350,7 +350,7 @@ static void int_range(const avxbuf_pk_op *op, lua_Number *lo, lua_Number *most)
   *most = AVXBUF_NUMBER_INT_MOST;
   if (!avxbuf_pk_int_limits(op, sizeof(lua_Integer), &l, &h)) return;
   if ((lua_Number)l > *lo) *lo = (lua_Number)l;
-  if (h - 1 < (unsigned long long)AVXBUF_NUMBER_INT_MOST) *most = (lua_Number)(h - 1);
+  if ((lua_Number)(h - 1) < *most) *most = (lua_Number)(h - 1);   /* exact below 2^53 */
 }
 
 /* pack_ops(fmt): format fmt as packfmt.c compiles it, for ffi_format.lua
