@@ -532,6 +532,33 @@ function TestJit.test_replaced_upvalues_of_the_ffi_path_error_or_hold()
   lu.assertNil(bad)
 end
 
+-- The code made per pack and unpack format (ffi_format.lua), and what
+-- makes it, read no global and call no string method once loaded: plain Lua
+-- that replaced them would write that code's source, which holds cast and
+-- the stage (a review found type read as a global, and a length lie then
+-- wrote past the stage).
+function TestJit.test_code_made_per_format_reads_no_global()
+  needs_jit()
+  h.needs_children()
+  local out, status = h.run_child({}, [[
+    local avxbuf = require "avxbuf"
+    local raise = error
+    local function trap(name) return function() raise("called the global " .. name, 0) end end
+    for _, name in ipairs { "type", "ipairs", "pairs", "load", "loadstring", "assert", "tonumber", "select",
+                            "setmetatable", "getmetatable", "unpack", "pcall", "error" } do
+      _G[name] = trap(name)
+    end
+    string.format, string.gsub, string.rep = trap("string.format"), trap("string.gsub"), trap("string.rep")
+    table.concat = trap("table.concat")
+    local b = avxbuf.new()
+    b:pack("<i4 s1 d c3 x", 7, "abc", 0.5, "de")
+    local i, s, d, c, nxt = b:unpack(1, "<i4 s1 d c3 x")
+    io.write(i, " ", s, " ", d, " ", c:byte(3), " ", nxt, "\n")
+  ]])
+  lu.assertEquals(status, 0, out)
+  lu.assertEquals(out, "7 abc 0.5 0 21\n")
+end
+
 -- A loop over many splits runs their pieces in one loop trace, guarded on
 -- the iterators' prototype: a trace guarded on the first iterator (the
 -- closure itself) sent every later iterator's pieces through side exits.

@@ -327,7 +327,7 @@ return function(avxbuf, c)
   local format_env = { cast = cast, tonumber = tonumber, band = band, bswap = bit.bswap, rshift = bit.rshift,
                        arshift = bit.arshift, ldexp = math.ldexp, fstring = ffi_string, as_buffer = as_buffer,
                        index = index, consume = c_consume, c_read = c_read, plain_read = plain_read, st = st,
-                       floor = math.floor, copy = ffi.copy, fill = ffi.fill, pack_bytes = c_pack_bytes }
+                       floor = math.floor, copy = ffi.copy, fill = ffi.fill, pack_bytes = c_pack_bytes, type = type }
   local function per_format(what, c_path)
     local made, count, env = {}, 0, setmetatable({ c_path = c_path }, { __index = format_env })
     return function(fmt)

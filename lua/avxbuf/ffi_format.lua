@@ -3,6 +3,10 @@
 -- to (src/luajit/lluajit.c's pack_ops), so that the format language lives in C
 -- alone. Loaded by the C module under LuaJIT only, and handed to ffi.lua.
 local ffi = require "ffi"
+-- What the generator calls, taken when it loads: a global (or the string
+-- library, which a string's methods look up) replaced later would write
+-- the source of the code made per format, which holds cast and the stage.
+local format, gsub, concat, ipairs, load, assert = string.format, string.gsub, table.concat, ipairs, load, assert
 
 -- buf:unpack compiled: a format becomes Lua source of its own (its fields'
 -- loads in order, typed), once, from the ops src/core/packfmt.c makes of it (C's
@@ -47,14 +51,14 @@ local NATIVE_LITTLE = ffi.abi("le")
 -- otherwise.
 local function other_order_load(kind, size, x)
   if kind ~= "int" and kind ~= "uint" then return nil end
-  if size == 2 then return (kind == "int" and "arshift(bswap(%s), 16)" or "rshift(bswap(%s), 16)"):format(x) end
-  if size == 4 then return (kind == "int" and "bswap(%s)" or "bswap(%s) %% 4294967296"):format(x) end
+  if size == 2 then return format(kind == "int" and "arshift(bswap(%s), 16)" or "rshift(bswap(%s), 16)", x) end
+  if size == 4 then return format(kind == "int" and "bswap(%s)" or "bswap(%s) %% 4294967296", x) end
 end
 
 -- What the code made for a format gets, and its first lines; ptr(ctype)
 -- names a pointer type, declared once at the top.
 local ARGS = { "cast", "tonumber", "band", "bswap", "rshift", "arshift", "ldexp", "fstring", "as_buffer", "index",
-               "consume", "c_read", "plain_read", "st", "c_path", "floor", "copy", "fill", "pack_bytes" }
+               "consume", "c_read", "plain_read", "st", "c_path", "floor", "copy", "fill", "pack_bytes", "type" }
 -- at(ctype, off) is a pointer of that type to byte off of the stage's
 -- bytes, made from st where it is used (see lua/avxbuf/ffi.lua: no
 -- pointer into the stage is kept in an upvalue); the pointer type is
@@ -63,14 +67,14 @@ local function format_code_head()
   local fields = {}
   for k, name in ipairs(ARGS) do fields[k] = "env." .. name end
   local head, types = { "local ffi_typeof, env = ...",
-                        "local " .. table.concat(ARGS, ", ") .. " = " .. table.concat(fields, ", ") }, {}
+                        "local " .. concat(ARGS, ", ") .. " = " .. concat(fields, ", ") }, {}
   return head, function(ctype, off)
-    local name = ctype:gsub(" ", "_") .. "_p"
+    local name = gsub(ctype, " ", "_") .. "_p"
     if not types[name] then
       types[name] = true
-      head[#head + 1] = ("local %s = ffi_typeof(%q)"):format(name, ctype .. " *")
+      head[#head + 1] = format("local %s = ffi_typeof(%q)", name, ctype .. " *")
     end
-    return ("cast(%s, st.bytes + %s)"):format(name, off)
+    return format("cast(%s, st.bytes + %s)", name, off)
   end
 end
 
@@ -83,7 +87,7 @@ end
 local function unpack_source(ops, stream)
   local head, at = format_code_head()
   local body, values = {}, {}
-  local function line(fmt, ...) body[#body + 1] = "  " .. fmt:format(...) end
+  local function line(fmt, ...) body[#body + 1] = "  " .. format(fmt, ...) end
   local segment, off = {}, 0   -- the current segment's lines, and its size so far
   -- The stream form returns nil and the bytes missing at the least for
   -- short data, as C counts them (src/lua/lpack.c's shortfall: the end of
@@ -92,7 +96,7 @@ local function unpack_source(ops, stream)
   local rest = { [#ops] = 0 }
   for k = #ops, 1, -1 do rest[k - 1] = rest[k] + ops[k].least end
   local function short(known_end, k)   -- data that ends before the 0-based offset known_end
-    return stream and ("return nil, %s + %d - len"):format(known_end, rest[k]) or "return false"
+    return stream and format("return nil, %s + %d - len", known_end, rest[k]) or "return false"
   end
   -- n bytes from the 1-based index from staged, then what reads them, then the stamp:
   -- one step on after the call means these bytes were staged (c_read refused: it is not),
@@ -106,7 +110,7 @@ local function unpack_source(ops, stream)
   end
   local function flush(k)   -- the segment (ending with op k): its check, its lines, pos past it
     if off > 0 then
-      line("if pos + %d > len then %s end", off - 1, short(("pos + %d"):format(off - 1), k))
+      line("if pos + %d > len then %s end", off - 1, short(format("pos + %d", off - 1), k))
       staged("pos", off, segment)
       line("pos = pos + %d", off)
     else   -- fields of no bytes (c0): nothing to stage
@@ -114,7 +118,7 @@ local function unpack_source(ops, stream)
     end
     segment, off = {}, 0
   end
-  local function seg(fmt, ...) segment[#segment + 1] = "  " .. fmt:format(...) end
+  local function seg(fmt, ...) segment[#segment + 1] = "  " .. format(fmt, ...) end
   -- pos within the bytes, or just past them: implied by the first check
   -- when the format starts with a field of some size (one guard less in a
   -- read loop's trace)
@@ -125,8 +129,8 @@ local function unpack_source(ops, stream)
   for k, op in ipairs(ops) do
     local size = op.size
     if op.align > 1 then return nil end   -- padding is C's (AVXBUF_PK_PADDING)
-    local load = LOADS[op.kind] and LOADS[op.kind][size]
-    local float = load and FLOATS[op.kind]
+    local ctype = LOADS[op.kind] and LOADS[op.kind][size]
+    local float = ctype and FLOATS[op.kind]
     if float then
       if size > 1 and op.little ~= NATIVE_LITTLE then return nil end
       values[#values + 1] = "v" .. k
@@ -135,19 +139,19 @@ local function unpack_source(ops, stream)
       seg("local h%d = %s[0]", k, hi)
       seg("local e%d = band(rshift(h%d, %d), 0x%X)", k, k, frac, ones)
       seg("if e%d == 0x%X then return false end", k, ones)
-      local fraction = ("band(h%d, 0x%X)"):format(k, 2 ^ frac - 1)
+      local fraction = format("band(h%d, 0x%X)", k, 2 ^ frac - 1)
       if size == 8 then
-        fraction = ("%s * 4294967296 + %s[0]"):format(fraction, at("uint32_t", off + (NATIVE_LITTLE and 0 or 4)))
+        fraction = format("%s * 4294967296 + %s[0]", fraction, at("uint32_t", off + (NATIVE_LITTLE and 0 or 4)))
       end
       seg("local v%d = ldexp(%s + (e%d == 0 and 0 or %d), (e%d == 0 and 1 or e%d) - %d)", k, fraction, k,
           2 ^ (size == 8 and 52 or 23), k, k, bias)
       seg("if h%d >= 2147483648 then v%d = -v%d end", k, k, k)
-    elseif load then
+    elseif ctype then
       local other = size > 1 and op.little ~= NATIVE_LITTLE
-      local q = at(other and PREFIXES[size] or load, off)
-      local value = load == "int64_t" and ("tonumber(%s[0])"):format(q) or ("%s[0]"):format(q)
+      local q = at(other and PREFIXES[size] or ctype, off)
+      local value = ctype == "int64_t" and format("tonumber(%s[0])", q) or format("%s[0]", q)
       if other then
-        value = other_order_load(op.kind, size, ("%s[0]"):format(q))
+        value = other_order_load(op.kind, size, format("%s[0]", q))
         if not value then return nil end
       end
       values[#values + 1] = "v" .. k
@@ -157,9 +161,9 @@ local function unpack_source(ops, stream)
       seg("local v%d = fstring(%s, %d)", k, at("char", off), size)
     elseif op.kind == "string" and PREFIXES[size] then
       local q = at(PREFIXES[size], off)
-      local prefix = ("tonumber(%s[0])"):format(q)
+      local prefix = format("tonumber(%s[0])", q)
       if size > 1 and op.little ~= NATIVE_LITTLE then
-        prefix = other_order_load("uint", size, ("%s[0]"):format(q))
+        prefix = other_order_load("uint", size, format("%s[0]", q))
         if not prefix then return nil end
       end
       values[#values + 1] = "v" .. k
@@ -181,12 +185,12 @@ local function unpack_source(ops, stream)
     off = off + size
   end
   flush(#ops)
-  local results = table.concat(values, ", ") .. (#values > 0 and ", " or "") .. "nxt"
+  local results = concat(values, ", ") .. (#values > 0 and ", " or "") .. "nxt"
   -- The index form returns the values and the next index; the stream form
   -- (buf:unpack(fmt)) the values, once it has consumed the bytes they came
   -- from (in C: as the C function, from the buffer as it is then).
   local first_value = values[1] or "nxt"
-  local entry = stream and ([[
+  local entry = stream and format([[
 return function(buf, fmt)
   local b = as_buffer(buf)
   if b ~= nil then
@@ -199,8 +203,8 @@ return function(buf, fmt)
     if %s == nil then return nil, "short", %s end
   end
   return c_path(buf, fmt)
-end]]):format(results, first_value, table.concat(values, ", "), first_value,
-              values[2] or (values[1] and "nxt" or "extra")) or ([[
+end]], results, first_value, concat(values, ", "), first_value,
+              values[2] or (values[1] and "nxt" or "extra")) or format([[
 return function(buf, i, fmt)
   local b = as_buffer(buf)
   if b ~= nil and index(i) and i >= 1 then
@@ -209,8 +213,8 @@ return function(buf, i, fmt)
     if %s then return %s end
   end
   return c_path(buf, i, fmt)
-end]]):format(results, first_value, results)
-  return table.concat(head, "\n") .. ([[
+end]], results, first_value, results)
+  return concat(head, "\n") .. format([[
 
 local function read(b, g, pos, len)
   local st = st   -- one stage throughout (lua/avxbuf/ffi.lua says why)
@@ -218,12 +222,13 @@ local function read(b, g, pos, len)
   if b.gen ~= g then return false end   -- every value from the buffer as it was at the start
   return %s
 end
-]]):format(table.concat(body, "\n"), (results:gsub("nxt$", "pos"))) .. entry
+]], concat(body, "\n"), (gsub(results, "nxt$", "pos"))) .. entry
 end
 
 -- buf:pack compiled: the source of a packer for ops, or nil when one op
--- is not for it (z, padding, alignment, integers of other sizes, floats in
--- the other byte order: avxbuf_pack_staged's). Its checks are C's: the
+-- is not for it (z, alignment, integers of other sizes, and 8-byte
+-- integers, s8's length and floats in the other byte order:
+-- avxbuf_pack_staged's). Its checks are C's: the
 -- types avxbuf_pack_staged takes without a conversion, each integer
 -- integral within the op's lo..most, each string within its most (pack_ops
 -- gives both). Then it writes the bytes to the stage, under a stamp of its
@@ -238,15 +243,15 @@ local SWAPPED = { [2] = "rshift(bswap(%s), 16)", [4] = "bswap(%s)" }
 local function pack_source(ops)
   local head, at = format_code_head()
   local checks, stores, names, lengths = {}, {}, {}, {}
-  local function check(fmt, ...) checks[#checks + 1] = "  if not (" .. fmt:format(...) .. ") then return false end" end
-  local function store(fmt, ...) stores[#stores + 1] = "  " .. fmt:format(...) end
+  local function check(fmt, ...) checks[#checks + 1] = "  if not (" .. format(fmt, ...) .. ") then return false end" end
+  local function store(fmt, ...) stores[#stores + 1] = "  " .. format(fmt, ...) end
   local fixed, var, sized = 0, nil, 0   -- the next byte's offset: fixed, plus var's value; sized: all fixed bytes
   local function where() return (var and var .. " + " or "") .. fixed end
   local function advance(n) fixed, sized = fixed + n, sized + n end
   local function integer(ctype, size, little, v)   -- stores v, an integer of size bytes
     if size > 1 and little ~= NATIVE_LITTLE then
       if not SWAPPED[size] then return false end
-      store("%s[0] = %s", at(PREFIXES[size], where()), SWAPPED[size]:format(v))
+      store("%s[0] = %s", at(PREFIXES[size], where()), format(SWAPPED[size], v))
     else
       store("%s[0] = %s", at(ctype, where()), v)
     end
@@ -270,7 +275,7 @@ local function pack_source(ops)
       names[#names + 1] = v
       local n = "n" .. k
       check("type(%s) == \"string\"", v)
-      checks[#checks + 1] = ("  local %s = #%s"):format(n, v)
+      checks[#checks + 1] = format("  local %s = #%s", n, v)
       check("%s <= %.17g", n, op.most)
       if kind == "string" then
         lengths[#lengths + 1] = n
@@ -291,8 +296,8 @@ local function pack_source(ops)
       return nil
     end
   end
-  local params = "b" .. (#names > 0 and ", " .. table.concat(names, ", ") or "")
-  return table.concat(head, "\n") .. ([[
+  local params = "b" .. (#names > 0 and ", " .. concat(names, ", ") or "")
+  return concat(head, "\n") .. format([[
 
 local function write(%s)
 %s
@@ -312,8 +317,8 @@ return function(buf, fmt, ...)
     if nxt then return nxt end
   end
   return c_path(buf, fmt, ...)
-end]]):format(params, table.concat(checks, "\n"), table.concat(lengths, " + ") .. (#lengths > 0 and " + " or "")
-              .. sized, STAGE, table.concat(stores, "\n"))
+end]], params, concat(checks, "\n"), concat(lengths, " + ") .. (#lengths > 0 and " + " or "")
+              .. sized, STAGE, concat(stores, "\n"))
 end
 
 -- The function for a format's ops (what: "pack", "unpack", or "stream" for
