@@ -95,9 +95,10 @@ case $group in
   aarch64) pkgs="gcc-aarch64-linux-gnu qemu-user" ;;
   # The compiler's own multilib package: Debian's gcc-multilib, which adds
   # only the /usr/include/asm link, conflicts with every cross compiler
-  # (tools/test-i386.sh makes that link in build/ instead).
+  # (tools/test-i386.sh makes that link in build/ instead). libc6-dev-i386
+  # recommends gcc-multilib, so this group takes no recommended packages.
   i386) gcc_major=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
-    pkgs="gcc-${gcc_major:-12}-multilib qemu-user" ;;
+    pkgs="gcc-${gcc_major:-12}-multilib qemu-user" apt_opts=--no-install-recommends ;;
   dist) pkgs="git zip luarocks" ;;
   headers) pkgs="$lua_dev" ;;
   hosts) pkgs="nginx haproxy neovim lua5.3 liblua5.3-dev curl iproute2" ;;
@@ -116,11 +117,11 @@ apt_update
 # The plan first (apt-get -s): with --no-remove, one that would remove a
 # package fails and says which; otherwise show every package it adds.
 # shellcheck disable=SC2086
-if ! plan=$(apt-get -s install --no-remove $missing 2>&1); then
+if ! plan=$(apt-get -s install --no-remove ${apt_opts:-} $missing 2>&1); then
   printf '%s\n' "$plan" >&2
-  echo "tools/deps.sh: nothing installed: apt-get -s install --no-remove$missing failed (above)" >&2
+  echo "tools/deps.sh: nothing installed: apt-get -s install --no-remove ${apt_opts:-}$missing failed (above)" >&2
   exit 1
 fi
 printf '%s\n' "$plan" | sed -n 's/^Inst /tools\/deps.sh: will install /p'
 # shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive apt-get install -y --no-remove $missing
+DEBIAN_FRONTEND=noninteractive apt-get install -y --no-remove ${apt_opts:-} $missing
