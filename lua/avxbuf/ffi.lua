@@ -47,7 +47,7 @@ local uptr = ffi.typeof("uintptr_t")
 local cast = ffi.cast
 local bit = require "bit"
 local band, bor, bxor, bnot, tobit = bit.band, bit.bor, bit.bxor, bit.bnot, bit.tobit
-local lshift, arshift = bit.lshift, bit.arshift
+local arshift = bit.arshift
 local type, tonumber, select = type, tonumber, select
 -- The raw metatable: getmetatable also looks up __metatable, a hash lookup
 -- that a trace does again in every iteration of a loop.
@@ -58,6 +58,9 @@ local getmetatable_raw = debug.getmetatable
 -- 2^63, a NaN, a fraction or anything past 2^31 take C's path, which
 -- handles every size). One add and one compare in a trace (docs/luajit.md).
 local function index(i) return type(i) == "number" and tobit(i) == i end
+-- index()'s test, giving the int32 (or false): a length the plain moves
+-- compare and pass on as one, not as a double (docs/luajit.md).
+local function count(n) return index(n) and tobit(n) end
 -- The iterators keep their offsets within index(): a buffer longer than
 -- this is iterated by C's iterators.
 local LONGEST = 2 ^ 31 - 1
@@ -150,14 +153,9 @@ return function(avxbuf, c)
   -- within one buffer) calls that kernel here; every other form is one
   -- call to C's checking entries (c_copy_from_*, c_fill_args), which move
   -- exactly when the generation is one step on after the call. true when done.
-  -- -1 when x is 0, else 0.
-  local function unchanged(x)
-    x = bor(x, lshift(x, 1))
-    x = bor(x, lshift(x, 2))
-    x = bor(x, lshift(x, 4))
-    x = bor(x, lshift(x, 8))
-    return bnot(arshift(bor(x, lshift(x, 16)), 31))
-  end
+  -- -1 when x is 0, else 0: x | -x has the sign bit of any other int32.
+  -- (tobit(0 - x) is a wrapping negation in a trace; -x guards x ~= 0.)
+  local function unchanged(x) return bnot(arshift(bor(x, tobit(0 - x)), 31)) end
   -- The plan's small calls, read where a buffer of this module (one whose
   -- module is the one these are of, which it keeps alive) is written.
   local small = cast("avxbuf_small *", c.small)
@@ -165,7 +163,8 @@ return function(avxbuf, c)
   local bytes_of = ffi.typeof("const uint8_t *")
 
   local function plain_copy(d, di, src, si, n)   -- d: a buffer, di: index()
-    if not (index(si) and index(n) and di >= 1 and si >= 1 and n >= 1) then return false end
+    local k = count(n)
+    if not (k and index(si) and di >= 1 and si >= 1 and k >= 1) then return false end
     local g, s = d.gen, d   -- (a string's bytes have no generation: d's stands in)
     local from_string = type(src) == "string"
     if not from_string then
@@ -173,7 +172,7 @@ return function(avxbuf, c)
       if s == nil or s == d then return false end
     end
     local gs, sm = s.gen, small
-    if d.module ~= MODULE or n > sm.copy_upto or di + n - 1 > d.len then return false end
+    if d.module ~= MODULE or k > sm.copy_upto or di + n - 1 > d.len then return false end
     local q
     if from_string then
       if si + n - 1 > #src then return false end
@@ -184,18 +183,19 @@ return function(avxbuf, c)
     end
     local fn, p = sm.copy, d.data + (di - 1)
     local m = unchanged(bor(bxor(d.gen, g), bxor(s.gen, gs)))
-    fn(p, q, band(n, m))
+    fn(p, q, band(k, m))
     d.gen = tobit(d.gen - m)
     return m ~= 0
   end
 
   local function plain_fill(b, byte, i, n)   -- b: a buffer, byte: index()
-    if not (index(i) and index(n) and i >= 1 and n >= 1 and byte >= 0 and byte <= 255) then return false end
+    local k = count(n)
+    if not (k and index(i) and i >= 1 and k >= 1 and byte >= 0 and byte <= 255) then return false end
     local g, sm = b.gen, small
-    if b.module ~= MODULE or n > sm.fill_upto or i + n - 1 > b.len then return false end
+    if b.module ~= MODULE or k > sm.fill_upto or i + n - 1 > b.len then return false end
     local fn, p = sm.fill, b.data + (i - 1)
     local m = unchanged(bxor(b.gen, g))
-    fn(p, byte, band(n, m))
+    fn(p, byte, band(k, m))
     b.gen = tobit(b.gen - m)
     return m ~= 0
   end
