@@ -146,7 +146,26 @@ static void shuffle(int *order, int n)
   }
 }
 
-/* Times one cell: every row once per round, in an order of the round's own. */
+/* Where a round places the cell's buffers: both moved on by the same
+ * multiple of 64 below 4096, so offsets and dst - src stay the cell's. Every
+ * row calls through a pointer it loads (the plan's field, a volatile one),
+ * and a load waits on a store still in flight whose address bits 11:0
+ * match (4K aliasing, Intel's optimization manual): with the buffers
+ * fixed, the row whose pointer lay within the page offsets the cell's
+ * stores cover lost in every round, the default at one placement and a
+ * kernel's row at another (docs/benchmarks.md). Placed anew each round,
+ * every row meets the same placements. (Its own xorshift: shuffle's order
+ * stays that of its fixed seed.) */
+static size_t placement(void)
+{
+  static uint64_t x = 0xD1B54A32D192ED03u;
+  x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+  return (size_t)(x % 64) * 64;
+}
+
+/* Times one cell: every row once per round, in an order of the round's own,
+ * with the buffers where the round places them (find reads a haystack
+ * written once: it has no stores to alias). */
 static void measure(cell *c, unsigned char *d, const unsigned char *s)
 {
   double secs[MAX_TIMED][MAX_ROUNDS];
@@ -171,14 +190,17 @@ static void measure(cell *c, unsigned char *d, const unsigned char *s)
      * from round to round, and the median sees noise. */
     int order[MAX_TIMED];
     shuffle(order, nrows);
+    size_t at = c->op == OP_FIND ? 0 : placement();
+    unsigned char *rd = c->op == OP_FIND ? d : d + at;
+    const unsigned char *rs = s + at;
     for (int k = 0; k < nrows; k++) {
       int i = order[k];
       /* One untimed call first: a streaming row before this one has pushed
        * the destination out of the cache, which would be charged to this
        * row otherwise. */
-      run(&rows[i], c->op, d, s, c->n, 1);
+      run(&rows[i], c->op, rd, rs, c->n, 1);
       double t0 = avxbuf_now();
-      run(&rows[i], c->op, d, s, c->n, reps[i]);
+      run(&rows[i], c->op, rd, rs, c->n, reps[i]);
       secs[i][round] = (avxbuf_now() - t0) / (double)reps[i];
     }
   }
@@ -312,7 +334,8 @@ int main(int argc, char **argv)
 
   /* Two buffers in one page-aligned arena, span apart (a multiple of 4096);
    * cells that are not about page aliasing keep dst - src at 2048 modulo
-   * 4096 (plus their offsets), far from where aliasing strikes. */
+   * 4096 (plus their offsets), far from where aliasing strikes. A round
+   * moves both on by up to 4032 bytes (placement): the slack of 3 pages. */
   size_t span = max + 3 * 4096;
   unsigned char *arena = aligned_alloc_or_die(2 * span);
   const avxbuf_machine *m = avxbuf_machine_get();
