@@ -30,7 +30,8 @@ local PROGRAMS = { "records_write", "records_read", "log_scan", "frames" }
 local parser = argparse("programs.lua", "whole programs: avxbuf against the plain way (Lua 5.4) "
                         .. "or LuaJIT's own way (string.buffer, FFI)")
 parser:flag("--quick", "small data and 6 rounds: a few seconds per program")
-parser:option("--only", "only these programs (comma-separated: " .. table.concat(PROGRAMS, ", ") .. ")")
+parser:option("--only", "only these programs, in this order (comma-separated: " .. table.concat(PROGRAMS, ", ")
+              .. "): what ran before one leaves the heap it meets, docs/luajit.md")
 parser:option("--rounds", "measured rounds (at least 6 for an interval); default 6, 9 without --quick")
 parser:option("--json", "write the results to this file")
 parser:option("--passing", "records_read: which records pass its filter (half: the second half, "
@@ -47,11 +48,11 @@ local SIZES = {
 }
 local CHUNK = 64 * 1024                         -- the plain log scan reads this much at a time
 
-local wanted = {}
-for _, name in ipairs(PROGRAMS) do wanted[name] = not args.only end
-for name in (args.only or ""):gmatch("[^,%s]+") do
-  if wanted[name] == nil then parser:error("--only: no program " .. name) end
-  wanted[name] = true
+local known, order = {}, {}
+for _, name in ipairs(PROGRAMS) do known[name] = true end
+for name in (args.only or table.concat(PROGRAMS, ",")):gmatch("[^,%s]+") do
+  if not known[name] then parser:error("--only: no program " .. name) end
+  order[#order + 1] = name
 end
 
 -- The other way: LuaJIT's own under LuaJIT, the plain way elsewhere.
@@ -408,15 +409,14 @@ end
 
 print(string.format("\n%-14s %10s %13s %8s %14s %6s  %s", "program", "avxbuf", OTHER_LABEL, "ratio", "95% CI",
                     "+-sd", "output (identical in every batch)"))
-local rows = {}
-for _, program in ipairs(ALL) do
-  if wanted[program.title] then
-    local r = measure(program)
-    rows[#rows + 1] = r
-    print(string.format("%-14s %10s %13s %7.2fx %14s %5.0f%%  %s", r.title, time_label(r.seconds[1]),
-                        time_label(r.seconds[2]), r.ratio,
-                        r.ci and string.format("[%.2f-%.2f]", r.ci[1], r.ci[2]) or "[-]", r.spread_pct, r.check))
-  end
+local rows, by_title = {}, {}
+for _, program in ipairs(ALL) do by_title[program.title] = program end
+for _, name in ipairs(order) do
+  local r = measure(by_title[name])
+  rows[#rows + 1] = r
+  print(string.format("%-14s %10s %13s %7.2fx %14s %5.0f%%  %s", r.title, time_label(r.seconds[1]),
+                      time_label(r.seconds[2]), r.ratio,
+                      r.ci and string.format("[%.2f-%.2f]", r.ci[1], r.ci[2]) or "[-]", r.spread_pct, r.check))
 end
 for _, path in ipairs { records_path, records_input, log_path } do os.remove(path) end
 

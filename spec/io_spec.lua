@@ -37,6 +37,26 @@ function TestIO.test_large_reads_from_a_position_that_grow_the_buffer()
   f:close()
 end
 
+-- A regular file's bytes left are reserved in one step: the buffer ends
+-- the size of the file (and one byte to meet its end), not a doubling
+-- through the chunks a read of unknown length grows by (2 MiB for this).
+function TestIO.test_a_regular_file_is_read_into_one_block_of_its_size()
+  local data = h.long_pattern(1024 * 1024 + 77, 5)
+  local f = io.tmpfile()
+  f:write(data)
+  f:seek("set")
+  local b = avxbuf.new()
+  lu.assertEquals(b:read(f), #data)
+  h.assert_bytes(b:tostring(), data, "the file")
+  lu.assertTrue(b:capacity() < #data + 4096, "capacity " .. b:capacity() .. " for " .. #data .. " bytes")
+  f:seek("set", 1000)
+  local c = avxbuf.from("abc")
+  lu.assertEquals(c:read(f, 500000), 500000)
+  h.assert_bytes(c:tostring(), "abc" .. data:sub(1001, 501000), "a count within the file")
+  lu.assertTrue(c:capacity() < 500003 + 4096, "capacity " .. c:capacity() .. " for a count of 500000")
+  f:close()
+end
+
 function TestIO.test_ranges_and_counts()
   local f = io.tmpfile()
   local b = avxbuf.from("0123456789")

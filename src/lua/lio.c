@@ -49,8 +49,8 @@ static int l_write(lua_State *L)
   return 1;
 }
 
-/* Reads grow the buffer a chunk at a time: a count larger than the file
- * costs no more memory than the file. */
+/* Reads grow the buffer a chunk at a time where the bytes to come are not
+ * known: a count larger than the file costs no more memory than the file. */
 #define READ_CHUNK (64 * 1024)
 
 /* The bytes a regular file has past its position (0 for anything else, or
@@ -113,7 +113,16 @@ static int l_read(lua_State *L)
     size_t chunk = want - got;
     size_t room = b->cap - old - got;
     if (room == 0) {
-      if (chunk > READ_CHUNK) chunk = READ_CHUNK;
+      /* A regular file's bytes left are reserved at once, with one byte
+       * more to meet its end without growing again: one block of the whole
+       * size is one the allocator may have at hand, where growing a chunk
+       * at a time through the sizes below it ended in blocks mapped afresh,
+       * each page a fault (docs/luajit.md, "Programs and the heap they meet"). */
+      if (chunk > READ_CHUNK) {
+        if (left == SIZE_MAX) left = file_left(f);
+        size_t rest = left > got ? left - got + 1 : 0;
+        chunk = rest == 0 ? READ_CHUNK : rest < chunk ? rest : chunk;
+      }
       avxbuf_reserve(L, m, b, old + got + chunk, old + got);
       room = b->cap - old - got;
       grew = 1;
