@@ -95,7 +95,8 @@ if flags["--reads"] then
   reads()
   os.exit(0)
 end
-print("# ratio: avxbuf / LuaJIT's own (under 2 ns counts as 2 ns: a compiled call's floor); method: buf:op / avxbuf.op;")
+print("# ratio: avxbuf / LuaJIT's own (under 2 ns counts as 2 ns: a compiled call's floor);")
+print("# method: buf:op / avxbuf.op;")
 print("# A/A: the function form's loop compiled again, against the first (the spread of two loops of the same code)")
 print(string.format("%-5s %6s  %-10s %8s %8s %7s %8s %7s %6s", "op", "bytes", "LuaJIT's", "ns", "avxbuf", "ratio",
                     "method", "ratio", "A/A"))

@@ -60,7 +60,7 @@ local getmetatable_raw = debug.getmetatable
 local function index(i) return type(i) == "number" and tobit(i) == i end
 -- index()'s test, giving the int32 (or false): a length the plain moves
 -- compare and pass on as one, not as a double (docs/luajit.md).
-local function count(n) return index(n) and tobit(n) end
+local function as_int(n) return index(n) and tobit(n) end
 -- The iterators keep their offsets within index(): a buffer longer than
 -- this is iterated by C's iterators.
 local LONGEST = 2 ^ 31 - 1
@@ -163,7 +163,7 @@ return function(avxbuf, c)
   local bytes_of = ffi.typeof("const uint8_t *")
 
   local function plain_copy(d, di, src, si, n)   -- d: a buffer, di: index()
-    local k = count(n)
+    local k = as_int(n)
     if not (k and index(si) and di >= 1 and si >= 1 and k >= 1) then return false end
     local g, s = d.gen, d   -- (a string's bytes have no generation: d's stands in)
     local from_string = type(src) == "string"
@@ -189,7 +189,7 @@ return function(avxbuf, c)
   end
 
   local function plain_fill(b, byte, i, n)   -- b: a buffer, byte: index()
-    local k = count(n)
+    local k = as_int(n)
     if not (k and index(i) and i >= 1 and k >= 1 and byte >= 0 and byte <= 255) then return false end
     local g, sm = b.gen, small
     if b.module ~= MODULE or k > sm.fill_upto or i + n - 1 > b.len then return false end
