@@ -86,6 +86,17 @@ function TestPack.test_random_formats_against_string_pack()
       end
       packed_ok = packed_ok + 1
     end
+    -- the append form (its own code per format under LuaJIT: lua/avxbuf/ffi_format.lua)
+    local a = avxbuf.from("\xEE\xEE\xEE")
+    local ok_a, next_a = pcall(a.pack, a, c.fmt, h.unpack(c.values))
+    if want.error then
+      lu.assertFalse(ok_a, string.format("case %d: %q appended, string.pack refused it", k, c.fmt))
+      lu.assertEquals(a:tostring(), "\xEE\xEE\xEE", "a failed append writes nothing")
+    else
+      lu.assertTrue(ok_a, string.format("case %d: %q appended: %s", k, c.fmt, tostring(next_a)))
+      lu.assertEquals(next_a, 4 + width, c.fmt)
+      lu.assertEquals(cases.hex(a:tostring()), "eeeeee" .. want.hex, string.format("case %d: %q appended", k, c.fmt))
+    end
   end
   lu.assertTrue(packed_ok > N / 2, "most random cases should be valid formats: " .. packed_ok)
 end
@@ -192,6 +203,10 @@ function TestPack.test_every_integer_size_at_both_ends()
     local ok, v = pcall(b.unpack, b, 1, c[1])
     local fits = not (c[1]:find("I") and c[2] < 0 and #c[1] > 3 and tonumber(c[1]:sub(3)) > 8)
     if fits then lu.assertEquals(ok and v, c[2], "unpack " .. c[1]) end
+    -- appended, in a loop long enough for LuaJIT to compile
+    local a = avxbuf.new()
+    for _ = 1, 100 do a:pack(c[1], c[2]) end
+    lu.assertEquals(cases.hex(a:tostring()), want[k]:rep(100), c[1] .. " of " .. tostring(c[2]) .. ", appended")
   end
 end
 

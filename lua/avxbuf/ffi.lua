@@ -83,6 +83,8 @@ return function(avxbuf, c)
   local c_put_staged = cast("int (*)(avxbuf_buffer *, avxbuf_stage *, int32_t, int)", c.put)
   local c_pack_staged = cast("double (*)(avxbuf_buffer *, avxbuf_stage *, int32_t, const char *, size_t, int)", c.pack)
   local c_pack_bytes = cast("double (*)(avxbuf_buffer *, avxbuf_stage *, int32_t, int64_t)", c.pack_bytes)
+  local c_pack_bits = cast("double (*)(avxbuf_buffer *, int32_t, int)", c.pack_bits)
+  local c_put_strings = cast("int (*)(avxbuf_buffer *, const char *, int64_t, const char *, int64_t)", c.put_strings)
   local c_resize_at = cast("int (*)(avxbuf_buffer *, uint32_t, int64_t)", c.resize)
   local c_has_specials = cast("int (*)(const char *, size_t)", c.has_specials)
   local c_copy_from_buffer = cast(
@@ -278,12 +280,15 @@ return function(avxbuf, c)
     if n > 8 then return stage_all(one, k + 8, n - 8, ...) end
     return true
   end
-  local function fast_put(buf, n, ...)
+  local function fast_put(buf, n, v1, v2, ...)
     local b = as_buffer(buf)
     if b == nil or n > 64 then return false end
+    if n <= 2 and type(v1) == "string" and (n == 1 or type(v2) == "string") then   -- no stage (lluajit.c)
+      return c_put_strings(b, v1, #v1, n == 2 and v2 or "", n == 2 and #v2 or 0) == 1
+    end
     local k = st.stamp + 1
     st.stamp = k
-    return stage_all(staged, 0, n, ...) and c_put_staged(b, st, k, n) == 1
+    return stage_all(staged, 0, n, v1, v2, ...) and c_put_staged(b, st, k, n) == 1
   end
 
   -- buf:resize(n) within the capacity: C's entry (c_resize_at), a call the
@@ -327,7 +332,8 @@ return function(avxbuf, c)
   local format_env = { cast = cast, tonumber = tonumber, band = band, bswap = bit.bswap, rshift = bit.rshift,
                        arshift = bit.arshift, ldexp = math.ldexp, fstring = ffi_string, as_buffer = as_buffer,
                        index = index, consume = c_consume, c_read = c_read, plain_read = plain_read, st = st,
-                       floor = math.floor, copy = ffi.copy, fill = ffi.fill, pack_bytes = c_pack_bytes, type = type }
+                       floor = math.floor, copy = ffi.copy, fill = ffi.fill, pack_bytes = c_pack_bytes, type = type,
+                       bor = bor, lshift = bit.lshift, pack_bits = c_pack_bits }
   local function per_format(what, c_path)
     local made, count, env = {}, 0, setmetatable({ c_path = c_path }, { __index = format_env })
     return function(fmt)
@@ -481,10 +487,7 @@ return function(avxbuf, c)
   -- iterators refuse it too. A buffer grown past LONGEST goes to C's
   -- iterator. Where an iteration starts: C's offset for init (c_start), or
   -- the one C exports for none (START).
-  local function start_of(b, init)
-    if init == nil then return START end
-    return c_start(b, true, init)
-  end
+  local function start_of(b, init) return init == nil and START or c_start(b, true, init) end
   methods.lines = function(buf, init)
     local b = as_buffer(buf)
     if b == nil or not (init == nil or index(init)) or b.len > LONGEST then return c_lines(buf, init) end
@@ -512,10 +515,7 @@ return function(avxbuf, c)
         end
         r = -2
       end
-      if r == -1 then
-        pos = -1
-        return
-      end
+      if r == -1 then pos = -1 return end
       c_iter = c_lines(buf, pos + 1)
       return c_iter()
     end
@@ -551,10 +551,7 @@ return function(avxbuf, c)
       if owner ~= id or g ~= bgen or (k >= nb and nb == most) then   -- not ours, stale, or used up
         local r = d.len > LONGEST and -2 or c_split_step(d, g, pos, sep, #sep, f, most)
         if r < 0 then
-          if r == -1 then
-            pos = -1
-            return
-          end
+          if r == -1 then pos = -1 return end
           c_iter = c_split(buf, sep, pos + 1)
           return c_iter()
         end

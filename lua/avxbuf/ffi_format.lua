@@ -58,7 +58,8 @@ end
 -- What the code made for a format gets, and its first lines; ptr(ctype)
 -- names a pointer type, declared once at the top.
 local ARGS = { "cast", "tonumber", "band", "bswap", "rshift", "arshift", "ldexp", "fstring", "as_buffer", "index",
-               "consume", "c_read", "plain_read", "st", "c_path", "floor", "copy", "fill", "pack_bytes", "type" }
+               "consume", "c_read", "plain_read", "st", "c_path", "floor", "copy", "fill", "pack_bytes", "type",
+               "bor", "lshift", "pack_bits" }
 -- at(ctype, off) is a pointer of that type to byte off of the stage's
 -- bytes, made from st where it is used (see lua/avxbuf/ffi.lua: no
 -- pointer into the stage is kept in an upvalue); the pointer type is
@@ -237,18 +238,30 @@ end
 -- stages in between (at an allocation or a trace exit) moves the stamp,
 -- and C refuses. The stage's size is a literal (STAGE, as ffi.lua's cdef):
 -- a bound in an upvalue would let debug.setupvalue write past it.
+-- A format of integers (and padding) of 4 bytes or fewer in all needs no
+-- stage: its bytes go as the bits of one argument (pack_bits), the first
+-- in the low 8, whatever this machine's byte order; bor(..., 0) makes
+-- them an int32 (an I4 past 2^31 too), which the JIT folds away.
 local STAGE = ffi.sizeof("avxbuf_stage") - ffi.offsetof("avxbuf_stage", "bytes")
 -- An integer of 2 or 4 bytes in the other byte order, as the bits to store.
 local SWAPPED = { [2] = "rshift(bswap(%s), 16)", [4] = "bswap(%s)" }
+-- pack_bits' part for an integer of size bytes at byte off, little-endian
+-- or not: its bytes in memory order, the first lowest.
+local function bits_of(v, size, little, off)
+  local x = (little or size == 1) and (size < 4 and format("band(%s, %d)", v, 256 ^ size - 1) or v)
+            or format(SWAPPED[size], v)
+  return off > 0 and format("lshift(%s, %d)", x, 8 * off) or x
+end
 local function pack_source(ops)
   local head, at = format_code_head()
-  local checks, stores, names, lengths = {}, {}, {}, {}
+  local checks, stores, names, lengths, bits = {}, {}, {}, {}, {}
   local function check(fmt, ...) checks[#checks + 1] = "  if not (" .. format(fmt, ...) .. ") then return false end" end
   local function store(fmt, ...) stores[#stores + 1] = "  " .. format(fmt, ...) end
   local fixed, var, sized = 0, nil, 0   -- the next byte's offset: fixed, plus var's value; sized: all fixed bytes
   local function where() return (var and var .. " + " or "") .. fixed end
   local function advance(n) fixed, sized = fixed + n, sized + n end
   local function integer(ctype, size, little, v)   -- stores v, an integer of size bytes
+    if bits and not var and size <= 4 then bits[#bits + 1] = bits_of(v, size, little, fixed) else bits = nil end
     if size > 1 and little ~= NATIVE_LITTLE then
       if not SWAPPED[size] then return false end
       store("%s[0] = %s", at(PREFIXES[size], where()), format(SWAPPED[size], v))
@@ -271,6 +284,7 @@ local function pack_source(ops)
       check("type(%s) == \"number\"", v)
       store("%s[0] = %s", at(LOADS[kind][size], where()), v)
       advance(size)
+      bits = nil
     elseif kind == "char" or (kind == "string" and PREFIXES[size]) then
       names[#names + 1] = v
       local n = "n" .. k
@@ -289,6 +303,7 @@ local function pack_source(ops)
         store("local p%d = %s + %s", k, where(), n)
         var, fixed = "p" .. k, 0
       end
+      bits = nil
     elseif kind == "pad" then
       store("%s[0] = 0", at("uint8_t", where()))
       advance(1)
@@ -296,11 +311,13 @@ local function pack_source(ops)
       return nil
     end
   end
-  local params = "b" .. (#names > 0 and ", " .. concat(names, ", ") or "")
-  return concat(head, "\n") .. format([[
-
-local function write(%s)
-%s
+  local write
+  if bits and sized >= 1 and sized <= 4 then
+    write = format([[
+  local nxt = pack_bits(b, %s, %d)
+  return nxt > 0 and nxt]], "bor(" .. concat(bits, ", ") .. (#bits > 0 and ", 0)" or "0)"), sized)
+  else
+    write = format([[
   local total = %s
   if total > %d then return false end
   local st = st   -- one stage throughout (lua/avxbuf/ffi.lua says why)
@@ -308,7 +325,15 @@ local function write(%s)
   st.stamp = k
 %s
   local nxt = pack_bytes(b, st, k, total)
-  return nxt > 0 and nxt
+  return nxt > 0 and nxt]], concat(lengths, " + ") .. (#lengths > 0 and " + " or "") .. sized, STAGE,
+                   concat(stores, "\n"))
+  end
+  local params = "b" .. (#names > 0 and ", " .. concat(names, ", ") or "")
+  return concat(head, "\n") .. format([[
+
+local function write(%s)
+%s
+%s
 end
 return function(buf, fmt, ...)
   local b = as_buffer(buf)
@@ -317,8 +342,7 @@ return function(buf, fmt, ...)
     if nxt then return nxt end
   end
   return c_path(buf, fmt, ...)
-end]], params, concat(checks, "\n"), concat(lengths, " + ") .. (#lengths > 0 and " + " or "")
-              .. sized, STAGE, concat(stores, "\n"))
+end]], params, concat(checks, "\n"), write)
 end
 
 -- The function for a format's ops (what: "pack", "unpack", or "stream" for

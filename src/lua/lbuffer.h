@@ -32,6 +32,15 @@ void avxbuf_resize(lua_State *L, lmodule *m, buffer *b, size_t n, int arg);
 /* Capacity for need bytes, keeping the first `keep`; runs no Lua code and
  * leaves b unchanged when memory runs out. */
 void avxbuf_reserve(lua_State *L, lmodule *m, buffer *b, size_t need, size_t keep);
+/* The same for what has no lua_State to raise on (the FFI entries, pack of
+ * staged values), keeping b's bytes: grown with the allocator b's module
+ * was made with; 0, and b unchanged, when memory runs out (the caller's C
+ * function then raises). */
+static inline int avxbuf_room(buffer *b, size_t need)
+{
+  lmodule *m = b->module;
+  return need <= b->cap || buffer_grow(&m->stats, m->alloc, m->alloc_ud, b, need, b->len);
+}
 /* Tells the collector about the buffer memory allocated since last time;
  * call it last, when no pointer into a buffer is held (finalizers may run). */
 void avxbuf_pace(lua_State *L, lmodule *m);

@@ -284,7 +284,7 @@ double avxbuf_pack_staged(lmodule *m, buffer *b, const char *fmt, size_t len, co
   }
   if (pos > MAX_LENGTH - b->len) return 0;
   size_t end = b->len + pos;
-  if (end > b->cap && !buffer_grow(&m->stats, m->alloc, m->alloc_ud, b, end, b->len)) return 0;
+  if (!avxbuf_room(b, end)) return 0;
   write_values(c, 0, v, b->data + b->len);
   buffer_setlen(b, end);
   return (double)end + 1;

@@ -198,10 +198,24 @@ static double ffi_pack_bytes(buffer *b, ffi_stage *st, int32_t stamp, int64_t n)
   if (!stage_ok(b, st) || st->stamp != stamp || n < 0 || n > STAGE_BYTES || (size_t)n > MAX_LENGTH - b->len)
     return 0;
   size_t end = b->len + (size_t)n;
-  lmodule *m = b->module;
-  if (end > b->cap && !buffer_grow(&m->stats, m->alloc, m->alloc_ud, b, end, b->len)) return 0;
+  if (!avxbuf_room(b, end)) return 0;
   __asm__("" : "+r"(n));   /* as in stage: a memcpy, not rep movsq */
   memcpy(b->data + b->len, st->bytes, (size_t)n);
+  buffer_setlen(b, end);
+  return (double)end + 1;
+}
+
+/* The same for a format of integers of n bytes in all (1 to 4), which
+ * ffi_format.lua's code gives as bits (the first byte in bits 0-7, the next
+ * in 8-15, and so on), with no stage: an argument cannot change between
+ * the checks in Lua and the write here. 0 also for a freed buffer. */
+static double ffi_pack_bits(buffer *b, int32_t bits, int n)
+{
+  if (b->module == NULL || n < 1 || n > 4 || (size_t)n > MAX_LENGTH - b->len) return 0;
+  size_t end = b->len + (size_t)n;
+  if (!avxbuf_room(b, end)) return 0;
+  unsigned char *d = b->data + b->len;
+  for (int k = 0; k < n; k++) d[k] = (unsigned char)((uint32_t)bits >> (8 * k));
   buffer_setlen(b, end);
   return (double)end + 1;
 }
@@ -229,15 +243,34 @@ static int ffi_put(buffer *b, ffi_stage *st, int32_t stamp, int count)
     if (n > MAX_LENGTH - total) return 0;
     total += n;
   }
-  lmodule *m = b->module;
-  if (total > b->cap && !buffer_grow(&m->stats, m->alloc, m->alloc_ud, b, total, b->len)) return 0;
+  if (!avxbuf_room(b, total)) return 0;
+  const avxbuf_plan *plan = &b->module->state.plan;
   unsigned char *d = b->data + b->len;
   for (int k = 0; k < count; k++) {
     const buffer *s = st->piece[k].buf;
-    avxbuf_copy(&m->state.plan, d, s != NULL ? s->data : st->piece[k].p, st->piece[k].n, OV_NONE);
+    avxbuf_copy(plan, d, s != NULL ? s->data : st->piece[k].p, st->piece[k].n, OV_NONE);
     d += st->piece[k].n;
   }
   buffer_setlen(b, total);
+  return 1;
+}
+
+/* put of one or two Lua strings (n2 0 for one), which the caller holds,
+ * with no stage: ffi_put's answer for them, pointers and lengths being
+ * arguments, which nothing can change between ffi.lua's type tests and
+ * the move here. */
+static int ffi_put_strings(buffer *b, const unsigned char *p1, int64_t n1, const unsigned char *p2, int64_t n2)
+{
+  if (b->module == NULL || n1 < 0 || n2 < 0 || (uint64_t)n1 > MAX_LENGTH - b->len
+      || (uint64_t)n2 > MAX_LENGTH - b->len - (uint64_t)n1)
+    return 0;
+  size_t end = b->len + (size_t)n1 + (size_t)n2;
+  if (!avxbuf_room(b, end)) return 0;
+  const avxbuf_plan *plan = &b->module->state.plan;
+  unsigned char *d = b->data + b->len;
+  avxbuf_copy(plan, d, p1, (size_t)n1, OV_NONE);
+  if (n2 > 0) avxbuf_copy(plan, d + n1, p2, (size_t)n2, OV_NONE);
+  buffer_setlen(b, end);
   return 1;
 }
 
@@ -431,7 +464,8 @@ static void push_layout(lua_State *L)
 static void push_entries(lua_State *L, lmodule *m, ffi_stage *st)
 {
   const struct { const char *name; uintptr_t fn; } entries[] = {
-    { "put", (uintptr_t)&ffi_put }, { "pack", (uintptr_t)&ffi_pack }, { "pack_bytes", (uintptr_t)&ffi_pack_bytes },
+    { "put", (uintptr_t)&ffi_put }, { "put_strings", (uintptr_t)&ffi_put_strings }, { "pack", (uintptr_t)&ffi_pack },
+    { "pack_bytes", (uintptr_t)&ffi_pack_bytes }, { "pack_bits", (uintptr_t)&ffi_pack_bits },
     { "copy_from_buffer", (uintptr_t)&ffi_copy_from_buffer },
     { "copy_from_string", (uintptr_t)&ffi_copy_from_string }, { "fill_args", (uintptr_t)&ffi_fill_args },
     { "resize", (uintptr_t)&ffi_resize }, { "has_specials", (uintptr_t)&avxbuf_match_has_specials },
@@ -440,7 +474,7 @@ static void push_entries(lua_State *L, lmodule *m, ffi_stage *st)
     { "read", (uintptr_t)&ffi_read }, { "byte", (uintptr_t)&ffi_byte },
     { "split", (uintptr_t)&ffi_split }, { "start", (uintptr_t)&ffi_start }, { "get", (uintptr_t)&ffi_get },
   };
-  lua_createtable(L, 0, 16);
+  lua_createtable(L, 0, 18);
   for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
     lua_pushlightuserdata(L, (void *)entries[i].fn);
     lua_setfield(L, -2, entries[i].name);
