@@ -67,8 +67,9 @@ print(string.format("# %s, avxbuf %s%s; command: %s", jit and jit.version or _VE
 print(string.format("# sizes: %d records, %s of log (token search, %s chunks for string.find), %d frames",
                     SIZES.records, harness.size_label(SIZES.log), harness.size_label(CHUNK), SIZES.frames))
 print(string.format("# CPU time per program run, median of %d interleaved rounds; ratio = avxbuf / %s: "
-                    .. "Hodges-Lehmann over the paired rounds [95%% interval, Wilcoxon] +- robust sd of the rounds",
-                    ROUNDS, OTHER_LABEL))
+                    .. "Hodges-Lehmann over the paired rounds [95%% interval, Wilcoxon] +- robust sd of the rounds; "
+                    .. "faults/run: page faults per run, median, avxbuf / %s (- where /proc/self/stat is not there)",
+                    ROUNDS, OTHER_LABEL, OTHER_LABEL))
 
 -- LuaJIT's own tools, only under LuaJIT.
 local ffi, sbuf, bit
@@ -357,16 +358,35 @@ local ALL = { records_write, records_read, log_scan, frames }
 -- uncollected, instead of allocating and faulting in a new one: 18 000
 -- page faults in 20 reads against 116 000. docs/runs/zen3-vm-2026-12-01.md.) The last
 -- run's results stay alive, in every variant alike.
+-- Also the page faults per run, read outside the time: whether a run's
+-- memory came from pages the process had or was faulted in anew decides
+-- much of its time, and what ran before decides which (docs/luajit.md,
+-- "Programs and the heap they meet").
+local function minor_faults()   -- this process's so far (/proc/self/stat's minflt), or nil
+  local f = io.open("/proc/self/stat")
+  local line = f and f:read("*l")
+  if f then f:close() end
+  local rest = line and line:match("%) (.*)")   -- the fields after the command's name
+  local k, value = 0, nil
+  for field in (rest or ""):gmatch("%S+") do
+    k = k + 1
+    if k == 8 then value = tonumber(field) break end   -- field 10 of proc(5)
+  end
+  return value
+end
+
 local function timed_batch(program, fn, reps)
   collectgarbage("collect")
   local a, b, c
+  local f0 = minor_faults()
   local t0 = os.clock()
   for _ = 1, reps do
     a, b, c = fn()
     collectgarbage("collect")   -- (the run before's results with it)
   end
   local dt = (os.clock() - t0) / reps
-  return dt, program.fingerprint(a, b, c)
+  local f1 = minor_faults()
+  return dt, program.fingerprint(a, b, c), f0 and f1 and (f1 - f0) / reps
 end
 
 local function time_label(s)
@@ -381,7 +401,7 @@ local function measure(program)
   local names = { "avxbuf", OTHER }
   local fns = { program.variants.avxbuf, program.variants[OTHER] }
   if program.setup then program.setup() end
-  local reference, reps, samples = nil, {}, { {}, {} }
+  local reference, reps, samples, faults = nil, {}, { {}, {} }, { {}, {} }
   local function check(v, fp)
     reference = reference or fp
     if fp ~= reference then
@@ -393,9 +413,9 @@ local function measure(program)
   for round = 1, ROUNDS do
     for step = 1, 2 do
       local v = round % 2 == 1 and step or 3 - step   -- avxbuf first in odd rounds, second in even ones
-      local dt, fp = timed_batch(program, fns[v], reps[v])
+      local dt, fp, nf = timed_batch(program, fns[v], reps[v])
       check(v, fp)
-      samples[v][round] = dt
+      samples[v][round], faults[v][round] = dt, nf
     end
   end
   local st = stats.ratio(samples[2], samples[1])   -- avxbuf / other, paired by round
@@ -403,20 +423,22 @@ local function measure(program)
   for k = 1, ROUNDS do per_round[k] = samples[1][k] / samples[2][k] end
   return { title = program.title, what = program.what, variants = names, reps = reps,
            seconds = { harness.median(samples[1]), harness.median(samples[2]) }, samples = samples,
+           faults = #faults[1] == ROUNDS and { harness.median(faults[1]), harness.median(faults[2]) } or nil,
            ratio = st.ratio, ci = st.ci, spread_pct = stats.robust_sd(per_round) / st.ratio * 100,
            check = program.describe and program.describe(reference) or reference }
 end
 
-print(string.format("\n%-14s %10s %13s %8s %14s %6s  %s", "program", "avxbuf", OTHER_LABEL, "ratio", "95% CI",
-                    "+-sd", "output (identical in every batch)"))
+print(string.format("\n%-14s %10s %13s %8s %14s %6s %13s  %s", "program", "avxbuf", OTHER_LABEL, "ratio", "95% CI",
+                    "+-sd", "faults/run", "output (identical in every batch)"))
 local rows, by_title = {}, {}
 for _, program in ipairs(ALL) do by_title[program.title] = program end
 for _, name in ipairs(order) do
   local r = measure(by_title[name])
   rows[#rows + 1] = r
-  print(string.format("%-14s %10s %13s %7.2fx %14s %5.0f%%  %s", r.title, time_label(r.seconds[1]),
+  print(string.format("%-14s %10s %13s %7.2fx %14s %5.0f%% %13s  %s", r.title, time_label(r.seconds[1]),
                       time_label(r.seconds[2]), r.ratio,
-                      r.ci and string.format("[%.2f-%.2f]", r.ci[1], r.ci[2]) or "[-]", r.spread_pct, r.check))
+                      r.ci and string.format("[%.2f-%.2f]", r.ci[1], r.ci[2]) or "[-]", r.spread_pct,
+                      r.faults and string.format("%.0f / %.0f", r.faults[1], r.faults[2]) or "-", r.check))
 end
 for _, path in ipairs { records_path, records_input, log_path } do os.remove(path) end
 
