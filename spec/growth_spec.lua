@@ -386,30 +386,6 @@ function TestMemory.test_a_buffer_brought_back_does_not_stop_the_pacing()
   assert_dropped_mib_do_not_pile_up(function(i) avxbuf.new(1048576, i % 256) end)
 end
 
--- 5.1 and LuaJIT: a cycle that finished since the last pace (here the
--- program's own collectgarbage) has seen the blocks allocated before it,
--- and the next pace runs no whole cycle of its own for them; without such
--- a cycle, it does. A value only a weak table holds tells whether a cycle
--- ran.
-function TestMemory.test_a_finished_cycle_has_paced_the_blocks_before_it()
-  if _VERSION ~= "Lua 5.1" then lu.skip("5.2 and later step by 64 KiB of blocks, a part of a cycle") end
-  if h.TORTURE then lu.skip("the torture build collects at every point") end
-  local MIB16 = 16 * 1048576
-  local weak = setmetatable({}, { __mode = "v" })
-  local function dropped() local _ = avxbuf.new(MIB16) end
-  dropped()
-  avxbuf.new(0)                  -- a pace: the mark is set after it
-  dropped()
-  collectgarbage("collect")      -- a cycle: it saw those 16 MiB
-  weak[1] = {}
-  avxbuf.new(0)
-  lu.assertNotNil(weak[1], "a pace ran a cycle for blocks a finished cycle had seen")
-  dropped()
-  weak[1] = {}
-  avxbuf.new(0)
-  lu.assertNil(weak[1], "no cycle for 16 MiB of blocks no cycle had seen")
-end
-
 function TestMemory.test_a_stopped_collector_stays_stopped()
   if _VERSION == "Lua 5.1" and not rawget(_G, "jit") then
     lu.skip("Lua 5.1 cannot tell whether its collector is stopped; buffer allocations step it anyway")

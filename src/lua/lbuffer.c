@@ -33,42 +33,6 @@ static inline void fill_bytes(lmodule *m, void *d, int c, size_t n)
  * whether it is, is stepped anyway). */
 #define PACE_BYTES (64 * 1024)
 
-#if LUA_VERSION_NUM < 502
-/* Whether the collector has finished a cycle since the last pace: the
- * pace then sets a mark, a table that only a weak table holds (in the
- * registry, by record), and the collector clears such a value in the
- * atomic phase of the first cycle to find it unreachable (lj_gc.c's
- * gc_clearweak, lgc.c's cleartable). Sets the mark anew either way. */
-static const char cycle_key = 0;
-
-static int cycle_since_mark(lua_State *L, lmodule *m)
-{
-  lua_pushlightuserdata(L, (void *)&cycle_key);
-  lua_rawget(L, LUA_REGISTRYINDEX);
-  if (!lua_istable(L, -1)) {
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_createtable(L, 0, 1);
-    lua_pushliteral(L, "v");
-    lua_setfield(L, -2, "__mode");
-    lua_setmetatable(L, -2);
-    lua_pushlightuserdata(L, (void *)&cycle_key);
-    lua_pushvalue(L, -2);
-    lua_rawset(L, LUA_REGISTRYINDEX);
-  }
-  lua_pushlightuserdata(L, m);
-  lua_rawget(L, -2);
-  int finished = m->cycle_marked && lua_isnil(L, -1);
-  lua_pop(L, 1);
-  lua_pushlightuserdata(L, m);
-  lua_newtable(L);
-  lua_rawset(L, -3);
-  lua_pop(L, 1);
-  m->cycle_marked = 1;
-  return finished;
-}
-#endif
-
 void avxbuf_pace(lua_State *L, lmodule *m)
 {
   avxbuf_gcpoint(L);
@@ -80,17 +44,8 @@ void avxbuf_pace(lua_State *L, lmodule *m)
    * Lua heap and the blocks held after the last pace, as the collector's
    * own pause waits for its heap to double. (Matching the Lua heap alone,
    * which a program of large buffers keeps small, ran a cycle at nearly
-   * every doubling of a growing buffer: docs/runs/figures-once-cited.md.)
-   * And a cycle that finished since the last pace (the program's own
-   * collectgarbage, or the collector's pace) has seen those blocks: the
-   * whole cycle a pace would run then is one more than string.buffer's
-   * blocks, which LuaJIT counts as its heap, would cost (docs/luajit.md). */
+   * every doubling of a growing buffer: docs/runs/figures-once-cited.md.) */
   if (m->stats.unpaced < ((size_t)lua_gc(L, LUA_GCCOUNT, 0) << 10) + m->held_paced) return;
-  if (cycle_since_mark(L, m)) {
-    m->stats.unpaced = 0;
-    m->held_paced = m->stats.held;
-    return;
-  }
 #endif
   size_t kb = m->stats.unpaced >> 10;
   m->stats.unpaced = 0;
