@@ -17,6 +17,7 @@ local stats = require "avxbuf.stats"
 assert(jit, "run this with luajit")
 assert(avxbuf.ffi, "avxbuf's FFI path is not active")
 local string_buffer = require "string.buffer"
+local bit = require "bit"
 
 local flags = {}
 for _, a in ipairs(arg) do flags[a] = true end
@@ -51,12 +52,14 @@ local function measure(cases)
   return med
 end
 
--- avxbuf's function form, its method form and the function form again
--- (the A/A), each timed in PLACEMENTS loops compiled apart, and each the
--- median over its loops: a loop's time depends on where its trace lies
--- (two loops of the same machine code differed by 1.3x: docs/luajit.md),
--- which one loop per form would count as a difference between the forms.
--- LuaJIT's own (own), then the three medians.
+-- avxbuf's function form in two sets of PLACEMENTS loops compiled apart,
+-- and its method form in one: a loop's time depends on where its trace
+-- lies (two loops of the same machine code differed by 1.3x:
+-- docs/luajit.md), which one loop per form would count as a difference
+-- between the forms. LuaJIT's own, the function form (the median over
+-- both sets), the method form (the median over its loops), and the A/A:
+-- the second set's median over the first's, the spread left between two
+-- sets of the same code.
 local PLACEMENTS = 3
 local function forms(own, fn, method, env)
   local cases = { loop(own, env, true) }
@@ -66,7 +69,9 @@ local function forms(own, fn, method, env)
   local t = measure(cases)
   local of = { {}, {}, {} }
   for k = 2, #t do table.insert(of[(k - 2) % 3 + 1], t[k]) end
-  return t[1], harness.median(of[1]), harness.median(of[2]), harness.median(of[3])
+  local both = {}
+  for k = 1, PLACEMENTS do both[#both + 1], both[#both + 2] = of[1][k], of[3][k] end
+  return t[1], harness.median(both), harness.median(of[2]), harness.median(of[3]) / harness.median(of[1])
 end
 
 -- a compiled call has a floor: under 2 ns counts as 2 ns
@@ -114,9 +119,9 @@ if flags["--reads"] then
   os.exit(0)
 end
 print("# ratio: avxbuf / LuaJIT's own (under 2 ns counts as 2 ns: a compiled call's floor);")
-print(string.format("# avxbuf: avxbuf.op, the median over %d loops compiled apart; method: buf:op, the same, "
-                    .. "/ avxbuf.op;", PLACEMENTS))
-print("# A/A: avxbuf.op in another such set of loops, against the first (the spread of the same code)")
+print(string.format("# avxbuf: avxbuf.op, the median over two sets of %d loops compiled apart; method: buf:op, the "
+                    .. "median over %d such loops, / avxbuf.op;", PLACEMENTS, PLACEMENTS))
+print("# A/A: avxbuf.op's second set against its first (the spread between two sets of the same code)")
 print(string.format("%-5s %6s  %-10s %8s %8s %7s %8s %7s %6s", "op", "bytes", "LuaJIT's", "ns", "avxbuf", "ratio",
                     "method", "ratio", "A/A"))
 local SIZES = { 16, 64, 256, 4096 }
@@ -134,7 +139,7 @@ for _, op in ipairs(OPS) do
     local t = { forms(op[3]:format(n), op[4]:format(n), op[5]:format(n), env) }
     per_size[#per_size + 1] = t[2]
     print(string.format("%-5s %6d  %-10s %8.2f %8.2f %6.2fx %8.2f %6.2fx %5.2fx", op[1], n, op[2], t[1], t[2],
-                        ratio(t[2], t[1]), t[3], t[3] / t[2], t[4] / t[2]))
+                        ratio(t[2], t[1]), t[3], t[3] / t[2], t[4]))
   end
   local inversions = {}
   for i = 1, #SIZES - 1 do
@@ -170,7 +175,7 @@ do
       local pre = "local n = ns[_ % 64 + 1]; "
       local t = { forms(pre .. op[3], pre .. op[4], pre .. op[5], env) }
       print(string.format("%-5s %-13s %-10s %8.2f %8.2f %6.2fx %8.2f %6.2fx %5.2fx", op[1], case[1], op[2], t[1],
-                          t[2], ratio(t[2], t[1]), t[3], t[3] / t[2], t[4] / t[2]))
+                          t[2], ratio(t[2], t[1]), t[3], t[3] / t[2], t[4]))
     end
   end
 end
@@ -214,6 +219,26 @@ do
     loop("b:pack('<I4 I4 d s1', _, _ * 3, _ / 8, names[_ % 4 + 1]); if _ % 64 == 0 then b:resize(0) end", env, true),
   }
   print(string.format("pack of a record <I4 I4 d s1: string.buffer reserve/commit %.2f  avxbuf pack %.2f (%.2fx)",
+                      r[1], r[2], ratio(r[2], r[1])))
+end
+
+-- One frame per operation (bench/programs.lua's frames, without the
+-- output's growth): a 2-byte big-endian length, then a header and a body
+-- from tables, into a buffer emptied every 64 frames; string.buffer's
+-- reserve, two stores and commit, then put, against pack and put.
+do
+  local heads, bodies = {}, {}
+  for k = 1, 7 do heads[k] = ("h"):rep(20 + k) end
+  for k = 1, 19 do bodies[k] = ("b"):rep(7 + 16 * (k - 1)) end
+  local env = { b = avxbuf.new(32768):resize(0), sb = string_buffer.new(32768), heads = heads, bodies = bodies,
+                rshift = bit.rshift, band = bit.band }
+  local pick = "local h, body = heads[_ % 7 + 1], bodies[_ % 19 + 1]; local n = #h + #body; "
+  local r = measure {
+    loop(pick .. "local p = sb:reserve(2); p[0], p[1] = rshift(n, 8), band(n, 255); sb:commit(2); sb:put(h, body); "
+         .. "if _ % 64 == 0 then sb:reset() end", env, true),
+    loop(pick .. "b:pack('>I2', n); b:put(h, body); if _ % 64 == 0 then b:resize(0) end", env, true),
+  }
+  print(string.format("a frame >I2, header, body: string.buffer reserve/commit/put %.2f  avxbuf pack/put %.2f (%.2fx)",
                       r[1], r[2], ratio(r[2], r[1])))
 end
 
