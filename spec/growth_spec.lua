@@ -386,35 +386,6 @@ function TestMemory.test_a_buffer_brought_back_does_not_stop_the_pacing()
   assert_dropped_mib_do_not_pile_up(function(i) avxbuf.new(1048576, i % 256) end)
 end
 
--- 5.1 and LuaJIT: a cycle that ended since the blocks were counted (here
--- the program's own collectgarbage) has seen them, and the next pace runs
--- no whole cycle of its own for them; without such a cycle, it does. A
--- value only a weak table holds tells whether a cycle ran. The blocks
--- dropped each time are as many as make a pace run here (it waits for the
--- Lua heap and the blocks still held, which depend on the specs before).
-function TestMemory.test_a_cycle_that_ended_has_paced_the_blocks_before_it()
-  if _VERSION ~= "Lua 5.1" then lu.skip("5.2 and later step by 64 KiB of blocks, a part of a cycle") end
-  if h.TORTURE then lu.skip("the torture build collects at every point") end
-  if h.LIGHT or h.QEMU then lu.skip("tens of MiB touched at a time: too slow here") end
-  local weak = setmetatable({}, { __mode = "v" })
-  local function cycled(fn)
-    weak[1] = {}
-    fn()
-    return weak[1] == nil
-  end
-  local size = 16 * 1048576
-  local function drop() local _ = avxbuf.new(size) end
-  collectgarbage("collect")
-  while not cycled(function() drop(); avxbuf.new(0) end) do
-    size = size * 2
-    if size > 2 ^ 30 then lu.skip("no pace within 1 GiB of dropped blocks here") end
-  end
-  drop()
-  collectgarbage("collect")
-  lu.assertFalse(cycled(function() avxbuf.new(0) end), "a pace ran a cycle for blocks a cycle had seen")
-  lu.assertTrue(cycled(function() drop(); avxbuf.new(0) end), "no cycle for blocks no cycle had seen")
-end
-
 function TestMemory.test_a_stopped_collector_stays_stopped()
   if _VERSION == "Lua 5.1" and not rawget(_G, "jit") then
     lu.skip("Lua 5.1 cannot tell whether its collector is stopped; buffer allocations step it anyway")

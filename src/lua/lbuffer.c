@@ -33,62 +33,9 @@ static inline void fill_bytes(lmodule *m, void *d, int c, size_t n)
  * whether it is, is stepped anyway). */
 #define PACE_BYTES (64 * 1024)
 
-#if LUA_VERSION_NUM < 502
-/* A watch on the collector: a userdata with a finalizer that nothing refers
- * to, made at a pace when none is pending. The collector finalizes it
- * after the atomic phase of the first cycle to find it unreachable, and a
- * cycle whose atomic phase came after a block was counted has seen that
- * block: it freed the buffers dropped before it (lgc.c's and lj_gc.c's
- * atomic, then the sweep and the finalizers). The finalizer then counts
- * every block so far as told, where the next pace would otherwise run a
- * whole cycle of its own for them (docs/luajit.md, "Programs and the heap
- * they meet"); blocks grown during that cycle's sweep are counted as told
- * too. The watch holds the record's address, which the record clears
- * when it is freed first (avxbuf_module_unref). */
-static const char watch_key = 0;
-
-static int watch_gc(lua_State *L)
-{
-  lmodule **slot = (lmodule **)lua_touserdata(L, 1);
-  lmodule *m = slot ? *slot : NULL;
-  if (m == NULL) return 0;
-  *slot = NULL;
-  m->watch = NULL;
-  m->stats.unpaced = 0;
-  m->held_paced = m->stats.held;
-  return 0;
-}
-
-static void watch_cycle(lua_State *L, lmodule *m)
-{
-  lmodule **slot = (lmodule **)lua_newuserdata(L, sizeof *slot);
-  *slot = NULL;
-  lua_pushlightuserdata(L, (void *)&watch_key);
-  lua_rawget(L, LUA_REGISTRYINDEX);
-  if (!lua_istable(L, -1)) {
-    lua_pop(L, 1);
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, watch_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pushlightuserdata(L, (void *)&watch_key);
-    lua_pushvalue(L, -2);
-    lua_rawset(L, LUA_REGISTRYINDEX);
-  }
-  lua_setmetatable(L, -2);
-  if (m->watch == NULL) {   /* (a finalizer that ran above may have made one) */
-    *slot = m;
-    m->watch = slot;
-  }
-  lua_pop(L, 1);
-}
-#endif
-
 void avxbuf_pace(lua_State *L, lmodule *m)
 {
   avxbuf_gcpoint(L);
-#if LUA_VERSION_NUM < 502
-  if (m->watch == NULL) watch_cycle(L, m);
-#endif
   if (m->stats.unpaced < PACE_BYTES) return;
 #if LUA_VERSION_NUM < 502
   /* Lua 5.1 and LuaJIT step "until that many KiB are freed or the cycle
@@ -97,8 +44,7 @@ void avxbuf_pace(lua_State *L, lmodule *m)
    * Lua heap and the blocks held after the last pace, as the collector's
    * own pause waits for its heap to double. (Matching the Lua heap alone,
    * which a program of large buffers keeps small, ran a cycle at nearly
-   * every doubling of a growing buffer: docs/runs/figures-once-cited.md.)
-   * A cycle that ended since (the watch above) has counted them as told. */
+   * every doubling of a growing buffer: docs/runs/figures-once-cited.md.) */
   if (m->stats.unpaced < ((size_t)lua_gc(L, LUA_GCCOUNT, 0) << 10) + m->held_paced) return;
 #endif
   size_t kb = m->stats.unpaced >> 10;

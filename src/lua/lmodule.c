@@ -22,7 +22,6 @@ lmodule *avxbuf_module(lua_State *L)
 void avxbuf_module_unref(lua_State *L, lmodule *m)
 {
   if (--m->refs > 0) return;
-  if (m->watch) *m->watch = NULL;   /* a watch finalized later finds no record */
   void *ud;
   lua_Alloc alloc = lua_getallocf(L, &ud);
   if (m->packs) alloc(ud, m->packs, sizeof *m->packs, 0);

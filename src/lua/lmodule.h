@@ -26,7 +26,6 @@ typedef struct lmodule {
   avxbuf_state state;   /* the knobs and the plan made from them */
   buffer_stats stats;   /* what growth counted (src/core/buffer.h) */
   size_t held_paced;    /* stats.held, after the collector was last told */
-  struct lmodule **watch;   /* 5.1 and LuaJIT: the pending watch's slot (lbuffer.c), or NULL */
   lua_Alloc alloc;      /* the state's allocator when the module was made, for */
   void *alloc_ud;       /* growth where there is no state (the FFI path) */
   size_t refs;
