@@ -22,7 +22,7 @@ typedef struct avxbuf_pack_value {
   int64_t len;
   double n;
 } avxbuf_pack_value;
-double avxbuf_pack_staged(lmodule *m, buffer *b, const char *fmt, size_t len, const avxbuf_pack_value *v, int count);
+double avxbuf_pack_staged(buffer *b, const char *fmt, size_t len, const avxbuf_pack_value *v, int count);
 extern const luaL_Reg avxbuf_io_methods[];       /* lio.c */
 extern const luaL_Reg avxbuf_match_methods[];    /* lmatch.c */
 extern const luaL_Reg avxbuf_format_methods[];   /* lformat.c */

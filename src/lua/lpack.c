@@ -252,10 +252,10 @@ static size_t pack_pass(lua_State *L, lmodule *m, const char *fmt, size_t len, i
   return total;
 }
 
-double avxbuf_pack_staged(lmodule *m, buffer *b, const char *fmt, size_t len, const avxbuf_pack_value *sv, int count)
+double avxbuf_pack_staged(buffer *b, const char *fmt, size_t len, const avxbuf_pack_value *sv, int count)
 {
   reader r;
-  const avxbuf_pk_chunk *c = first_ops(m, &r, fmt, len);
+  const avxbuf_pk_chunk *c = first_ops(b->module, &r, fmt, len);
   if (c->bad || c->more) return 0;
   value v[AVXBUF_PK_CHUNK];
   size_t pos = 0;

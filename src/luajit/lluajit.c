@@ -185,7 +185,7 @@ static int ffi_byte(const buffer *b, int64_t at)
 static double ffi_pack(buffer *b, ffi_stage *st, int32_t stamp, const char *fmt, size_t len, int count)
 {
   if (!stage_ok(b, st) || st->stamp != stamp || count < 0 || count > STAGE_PIECES) return 0;
-  return avxbuf_pack_staged(b->module, b, fmt, len, st->value, count);
+  return avxbuf_pack_staged(b, fmt, len, st->value, count);
 }
 
 /* pack's n bytes, which the code ffi_format.lua made for the format checked
@@ -208,7 +208,8 @@ static double ffi_pack_bytes(buffer *b, ffi_stage *st, int32_t stamp, int64_t n)
 /* The same for a format of integers of n bytes in all (1 to 4), which
  * ffi_format.lua's code gives as bits (the first byte in bits 0-7, the next
  * in 8-15, and so on), with no stage: an argument cannot change between
- * the checks in Lua and the write here. 0 also for a freed buffer. */
+ * the checks in Lua and the write here. 0 also for a buffer whose __gc has
+ * run (no module). */
 static double ffi_pack_bits(buffer *b, int32_t bits, int n)
 {
   if (b->module == NULL || n < 1 || n > 4 || (size_t)n > MAX_LENGTH - b->len) return 0;
