@@ -386,6 +386,42 @@ function TestMemory.test_a_buffer_brought_back_does_not_stop_the_pacing()
   assert_dropped_mib_do_not_pile_up(function(i) avxbuf.new(1048576, i % 256) end)
 end
 
+-- Whether a collection cycle has run since it was made (its finalizer).
+local function cycle_sentinel()
+  local seen = { cycle = false }
+  local on_gc = function() seen.cycle = true end
+  if rawget(_G, "newproxy") then
+    getmetatable(newproxy(true)).__gc = on_gc   -- luacheck: ignore (5.1, LuaJIT)
+  else
+    setmetatable({}, { __gc = on_gc })
+  end
+  return seen
+end
+
+-- The pace tells the collector of buffer bytes grown and not given back
+-- since it last did. Blocks dropped and not collected are paced: on 5.1
+-- and LuaJIT the next avxbuf.new() runs a whole cycle for them. Blocks a
+-- collection gave back (a program's own collectgarbage) are not paced
+-- again: the next avxbuf.new() runs no cycle.
+function TestMemory.test_blocks_a_collection_gave_back_are_not_paced_again()
+  if h.TORTURE then lu.skip("the torture build collects at every allocation point") end
+  local function drop_big()
+    collectgarbage("collect")
+    local _ = avxbuf.new(math.max(32 * 2 ^ 20, 4096 * math.ceil(collectgarbage("count"))))
+  end
+  if _VERSION == "Lua 5.1" then   -- and LuaJIT: a pace steps until the cycle ends
+    drop_big()
+    local seen = cycle_sentinel()
+    local _ = avxbuf.new(0)
+    lu.assertTrue(seen.cycle, "no cycle ran for a dropped buffer's block")
+  end
+  drop_big()
+  collectgarbage("collect")   -- gives its block back
+  local seen = cycle_sentinel()
+  local _ = avxbuf.new(0)
+  lu.assertFalse(seen.cycle, "a cycle ran for a block a collection had given back")
+end
+
 function TestMemory.test_a_stopped_collector_stays_stopped()
   if _VERSION == "Lua 5.1" and not rawget(_G, "jit") then
     lu.skip("Lua 5.1 cannot tell whether its collector is stopped; buffer allocations step it anyway")

@@ -48,7 +48,8 @@ typedef struct buffer {
 
 /* What growth tells its owner (the module record: src/lua/lmodule.h). */
 typedef struct buffer_stats {
-  size_t unpaced;       /* block bytes allocated since the collector was last told */
+  size_t unpaced;       /* block bytes allocated, less those freed, since the */
+                        /* collector was last told (src/lua/lbuffer.c) */
   size_t held;          /* bytes in buffers' blocks now */
   size_t compactions;   /* unread bytes moved to a block's base: times, and */
   size_t compacted;     /* bytes (avxbuf.compactions(), for the specs) */

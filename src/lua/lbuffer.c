@@ -63,10 +63,19 @@ static void free_block(lua_State *L, void *block, size_t size)
   if (block) alloc(ud, block, size, 0);
 }
 
+static size_t less(size_t a, size_t b) { return a - (b < a ? b : a); }
+
 static void release(lua_State *L, buffer *b)
 {
   lmodule *m = b->module;   /* NULL once a finalizer brought it back: not counted */
-  if (m) m->stats.held -= b->block_size < m->stats.held ? b->block_size : m->stats.held;
+  if (m) {
+    m->stats.held = less(m->stats.held, b->block_size);
+    /* A block given back needs no cycle to find it: the collector is told
+     * of the bytes grown and not given back since, so that a collection
+     * that freed them (a program's own collectgarbage, which 5.1's and
+     * LuaJIT's pace would follow with a whole cycle) is not paced again. */
+    m->stats.unpaced = less(m->stats.unpaced, b->block_size);
+  }
   free_block(L, b->block, b->block_size);
   b->block = NULL;
   b->block_size = 0;
