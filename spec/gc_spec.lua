@@ -561,3 +561,26 @@ function TestCollectorInCalls.test_c_api_after_the_module_is_finalized()
   lu.assertEquals(status, 0, out)
   lu.assertStrContains(out, "close probe: error: avxbuf: the C API is gone")
 end
+
+-- A finalizer that runs at lua_close and makes a buffer: LuaJIT unloaded
+-- the C libraries in an early round of its close-time finalizers, and the
+-- buffer's own __gc, in a later round, jumped into unmapped code (exit
+-- 139). The library pins itself (src/lua/lavxbuf.c).
+function TestCollectorInCalls.test_a_finalizer_at_lua_close_makes_a_buffer()
+  h.needs_children()
+  local out, status = h.run_child({}, [[
+    local avxbuf = require "avxbuf"
+    local function at_close()
+      local ok, n = pcall(function() local b = avxbuf.new(10); b:put("abc"); return #b end)
+      print("the finalizer ran: " .. tostring(ok) .. " " .. tostring(n))
+    end
+    if rawget(_G, "newproxy") then
+      kept = newproxy(true)   -- luacheck: ignore (5.1, LuaJIT)
+      getmetatable(kept).__gc = at_close
+    else
+      kept = setmetatable({}, { __gc = at_close })
+    end
+  ]])
+  lu.assertEquals(status, 0, out)
+  lu.assertStrContains(out, "the finalizer ran: true 13")
+end

@@ -21,9 +21,13 @@
  *   lcapi.c     the C API table of include/avxbuf.h
  *   lluajit.c   LuaJIT: hands copy/zero/fill/put/pack... to lua/avxbuf/ffi.lua
  *   lembed.c    the Lua code above, compiled into the module */
+#define _GNU_SOURCE   /* dladdr */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <dlfcn.h>
+#endif
 
 #include "lua/lmodule.h"
 #include "lua/lfuncs.h"
@@ -109,8 +113,24 @@ static lmodule *push_anchor(lua_State *L)
   return m;
 }
 
+/* LuaJIT's lua_close finalizes in rounds and unloads C libraries in an
+ * early one: a buffer a finalizer made had its __gc called later, in code
+ * no longer mapped (SIGSEGV; spec/gc_spec.lua). So the library pins itself:
+ * RTLD_NODELETE on the handle it is already loaded under keeps its code
+ * for the life of the process. The price: a state made after a lua_close
+ * in the same process runs this copy, not a file replaced since. */
+static void pin_library(void)
+{
+#if defined(RTLD_NODELETE) && defined(RTLD_NOLOAD)
+  Dl_info info;
+  if (dladdr((void *)&pin_library, &info) && info.dli_fname != NULL)
+    (void)dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+#endif
+}
+
 __attribute__((visibility("default"))) int luaopen_avxbuf(lua_State *L)
 {
+  pin_library();
   lmodule *m = push_anchor(L);
   int anchor = lua_gettop(L);                       /* upvalue 1 */
   luaL_newmetatable(L, BUFFER_NAME);                /* upvalue 2 */
