@@ -562,16 +562,25 @@ function TestCollectorInCalls.test_c_api_after_the_module_is_finalized()
   lu.assertStrContains(out, "close probe: error: avxbuf: the C API is gone")
 end
 
--- A finalizer that runs at lua_close and makes a buffer: LuaJIT unloaded
--- the C libraries in an early round of its close-time finalizers, and the
+-- A finalizer that runs at lua_close and makes buffers. LuaJIT unloaded
+-- the C libraries in an early round of its close-time finalizers, and a
 -- buffer's own __gc, in a later round, jumped into unmapped code (exit
--- 139). The library pins itself (src/lua/lavxbuf.c).
-function TestCollectorInCalls.test_a_finalizer_at_lua_close_makes_a_buffer()
+-- 139): the library pins itself (src/lua/lavxbuf.c). And on 5.1 and
+-- LuaJIT the pace's step there ran the module anchor's finalizer, which
+-- freed the record the call went on with (valgrind: an invalid read in
+-- avxbuf_pace): the pace holds the record over its step and raises once
+-- nothing else holds it. Either the buffer works or the call raises.
+function TestCollectorInCalls.test_a_finalizer_at_lua_close_makes_buffers()
   h.needs_children()
   local out, status = h.run_child({}, [[
     local avxbuf = require "avxbuf"
     local function at_close()
-      local ok, n = pcall(function() local b = avxbuf.new(10); b:put("abc"); return #b end)
+      local ok, n = pcall(function()
+        for _ = 1, 8 do local _ = avxbuf.new(4 * 2 ^ 20) end   -- enough to pace
+        local b = avxbuf.new(10)
+        b:put("abc")
+        return #b
+      end)
       print("the finalizer ran: " .. tostring(ok) .. " " .. tostring(n))
     end
     if rawget(_G, "newproxy") then
@@ -582,5 +591,7 @@ function TestCollectorInCalls.test_a_finalizer_at_lua_close_makes_a_buffer()
     end
   ]])
   lu.assertEquals(status, 0, out)
-  lu.assertStrContains(out, "the finalizer ran: true 13")
+  local ran = out:match("the finalizer ran: ([^\n]*)")
+  lu.assertNotNil(ran, out)
+  if ran ~= "true 13" then lu.assertStrContains(ran, "avxbuf: the module was finalized (lua_close)") end
 end

@@ -33,10 +33,18 @@ static inline void fill_bytes(lmodule *m, void *d, int c, size_t n)
  * whether it is, is stepped anyway). */
 #define PACE_BYTES (64 * 1024)
 
-void avxbuf_pace(lua_State *L, lmodule *m)
+/* The step, called protected (avxbuf_pace): 5.1's and LuaJIT's collector
+ * lets a finalizer's error out of lua_gc. */
+static int step(lua_State *L)
 {
-  avxbuf_gcpoint(L);
-  if (m->stats.unpaced < PACE_BYTES) return;
+  lua_gc(L, LUA_GCSTEP, (int)lua_tointeger(L, 1));
+  return 0;
+}
+
+/* Whether m's buffer bytes call for a step now, and of how many KiB. */
+static int step_due(lua_State *L, lmodule *m, int *kb)
+{
+  if (m->stats.unpaced < PACE_BYTES) return 0;
 #if LUA_VERSION_NUM < 502
   /* Lua 5.1 and LuaJIT step "until that many KiB are freed or the cycle
    * ends": a whole cycle per pace when the heap holds less garbage than
@@ -45,15 +53,39 @@ void avxbuf_pace(lua_State *L, lmodule *m)
    * own pause waits for its heap to double. (Matching the Lua heap alone,
    * which a program of large buffers keeps small, ran a cycle at nearly
    * every doubling of a growing buffer: docs/runs/figures-once-cited.md.) */
-  if (m->stats.unpaced < ((size_t)lua_gc(L, LUA_GCCOUNT, 0) << 10) + m->held_paced) return;
+  if (m->stats.unpaced < ((size_t)lua_gc(L, LUA_GCCOUNT, 0) << 10) + m->held_paced) return 0;
 #endif
-  size_t kb = m->stats.unpaced >> 10;
+  size_t k = m->stats.unpaced >> 10;
   m->stats.unpaced = 0;
 #ifdef LUA_GCISRUNNING
-  if (!lua_gc(L, LUA_GCISRUNNING, 0)) return;
+  if (!lua_gc(L, LUA_GCISRUNNING, 0)) return 0;
 #endif
-  lua_gc(L, LUA_GCSTEP, kb > INT_MAX ? INT_MAX : (int)kb);
-  m->held_paced = m->stats.held;
+  *kb = k > INT_MAX ? INT_MAX : (int)k;
+  return 1;
+}
+
+lmodule *avxbuf_pace(lua_State *L, lmodule *m)
+{
+  /* The step may run finalizers, and at lua_close on 5.1 and LuaJIT those
+   * include the module anchor's and the buffers', which let go of m: so m
+   * is held over it, and given back only while something else holds it. */
+  m->refs++;
+  avxbuf_gcpoint(L);
+  int kb, status = 0;
+  if (step_due(L, m, &kb)) {
+    lua_pushcfunction(L, step);
+    lua_pushinteger(L, kb);
+    status = lua_pcall(L, 1, 0, 0);
+    if (status == 0) m->held_paced = m->stats.held;   /* else the cycle was cut short */
+  }
+  if (m->refs == 1) {
+    avxbuf_module_unref(L, m);
+    if (status == 0) luaL_error(L, "avxbuf: the module was finalized (lua_close)");
+    lua_error(L);
+  }
+  m->refs--;
+  if (status != 0) lua_error(L);   /* a finalizer's error, as the step would have raised it */
+  return m;
 }
 
 static void free_block(lua_State *L, void *block, size_t size)
@@ -170,8 +202,7 @@ char *avxbuf_pushscratch(lua_State *L, size_t n)
 /* avxbuf.new([n [, byte]]) */
 static int l_new(lua_State *L)
 {
-  lmodule *m = MODULE(L);
-  avxbuf_pace(L, m);
+  lmodule *m = avxbuf_pace(L, MODULE(L));
   size_t n = avxbuf_checksize(L, 1, lua_isnoneornil(L, 1) ? 0 : avxbuf_checkwhole(L, 1));
   int c = lua_isnoneornil(L, 2) ? 0 : avxbuf_checkbyte(L, 2);
   buffer *b = avxbuf_pushbuffer(L, m, METATABLE, n);
@@ -185,7 +216,7 @@ static int l_from(lua_State *L)
   lmodule *m = MODULE(L);
   size_t len, start;
   buffer *src_buffer;
-  avxbuf_pace(L, m);
+  m = avxbuf_pace(L, m);
   lua_settop(L, 3);   /* the new buffer goes above the arguments */
   avxbuf_checkbytes(L, 1, &len, &src_buffer);
   avxbuf_sub_range(L, 2, 0, len, &start);
@@ -205,7 +236,7 @@ static int l_resize(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
   lmodule *m = buffer_module(L, b);
-  avxbuf_pace(L, m);
+  m = avxbuf_pace(L, m);
   avxbuf_resize(L, m, b, avxbuf_checksize(L, 2, avxbuf_checkwhole(L, 2)), 2);
   lua_settop(L, 1);
   return 1;
@@ -216,7 +247,7 @@ static int l_reserve(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
   lmodule *m = buffer_module(L, b);
-  avxbuf_pace(L, m);
+  m = avxbuf_pace(L, m);
   lua_Integer n = avxbuf_checkwhole(L, 2);
   luaL_argcheck(L, n >= 0, 2, "count must not be negative");
   avxbuf_reserve(L, m, b, avxbuf_checkgrowth(L, 2, b->len, (unsigned long long)n), b->len);
@@ -254,7 +285,7 @@ static int l_put(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
   lmodule *m = buffer_module(L, b);
-  avxbuf_pace(L, m);   /* first: a finalizer it runs may change b */
+  m = avxbuf_pace(L, m);   /* first: a finalizer it runs may change b */
   int top = lua_gettop(L);
   /* Numbers become strings in place, as lua_tolstring does for tostring on
    * every Lua version; that allocates, so it comes before b is read. */

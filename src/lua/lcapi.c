@@ -27,7 +27,7 @@ static unsigned char *api_checkbuffer(lua_State *L, int arg, size_t *len)
 static unsigned char *api_newbuffer(const avxbuf_api *api, lua_State *L, size_t n)
 {
   lmodule *m = MODULE_OF(api);
-  avxbuf_pace(L, m);
+  m = avxbuf_pace(L, m);
   if (n > MAX_LENGTH)
     luaL_error(L, "%s", avxbuf_pushf(L, "avxbuf: a buffer of %llu bytes is too large (at most %llu)",
                                      (unsigned long long)n, (unsigned long long)MAX_LENGTH));
@@ -41,7 +41,7 @@ static unsigned char *api_resize(const avxbuf_api *api, lua_State *L, int idx, s
 {
   lmodule *m = MODULE_OF(api);
   idx = lua_absindex(L, idx);   /* errors name the argument by its position */
-  avxbuf_pace(L, m);   /* first: it may run finalizers, which may touch this buffer */
+  m = avxbuf_pace(L, m);   /* first: it may run finalizers, which may touch this buffer */
   buffer *b = checkbuffer(L, idx);
   avxbuf_resize(L, m, b, n, idx);
   return b->data;

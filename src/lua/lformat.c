@@ -163,7 +163,7 @@ static int l_putf(lua_State *L)
   buffer *b = checkbuffer(L, 1);
   if (lua_type(L, 2) != LUA_TSTRING) return avxbuf_argtype(L, 2, "string");
   lmodule *m = buffer_module(L, b);
-  avxbuf_pace(L, m);   /* first: a finalizer it runs may change b */
+  m = avxbuf_pace(L, m);   /* first: a finalizer it runs may change b */
   int top = lua_gettop(L);
   size_t flen, total;
   const char *fmt = lua_tolstring(L, 2, &flen);

@@ -98,7 +98,7 @@ static int l_read(lua_State *L)
   buffer *b = checkbuffer(L, 1);
   FILE *f = checkfile(L, 2);
   lmodule *m = buffer_module(L, b);
-  avxbuf_pace(L, m);   /* first: a finalizer it runs may change b */
+  m = avxbuf_pace(L, m);   /* first: a finalizer it runs may change b */
   size_t old = b->len, got = 0;
   size_t at = lua_isnoneornil(L, 4) ? old : avxbuf_checkindex(L, 4, checkint(L, 4), old);
   size_t want = MAX_LENGTH - old;

@@ -297,7 +297,7 @@ static int l_pack(lua_State *L)
 {
   buffer *b = checkbuffer(L, 1);
   lmodule *m = buffer_module(L, b);
-  avxbuf_pace(L, m);   /* first: a finalizer it runs may change b */
+  m = avxbuf_pace(L, m);   /* first: a finalizer it runs may change b */
   int at = lua_type(L, 2) != LUA_TSTRING;   /* an index before the format */
   int fmt_arg = 2 + at;
   lua_Integer i = at ? checkint(L, 2) : 0;
