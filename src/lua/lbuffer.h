@@ -41,8 +41,8 @@ static inline int avxbuf_room(buffer *b, size_t need)
   lmodule *m = b->module;
   return need <= b->cap || buffer_grow(&m->stats, m->alloc, m->alloc_ud, b, need, b->len);
 }
-/* Tells the collector about the buffer memory allocated since last time;
- * call it first, when no pointer into a buffer is held (finalizers may run).
+/* Tells the collector about the buffer memory grown and not given back
+ * since last time (src/lua/lbuffer.c); call it first, when no pointer into a buffer is held (finalizers may run).
  * Returns m, the record to go on with; an error once nothing else holds it
  * (lua_close finalized the anchor and the buffers during the step). */
 lmodule *avxbuf_pace(lua_State *L, lmodule *m);
