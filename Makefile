@@ -36,7 +36,8 @@ SRC = src/lua/lavxbuf.c src/lua/lmodule.c src/lua/gcpoints.c src/lua/largs.c src
 	src/lua/lpack.c src/core/packfmt.c src/lua/lmatch.c src/core/match.c src/lua/lio.c src/lua/lformat.c \
 	src/lua/lsplit.c src/lua/lsettings.c src/lua/lcpu.c src/measure/lmeasure.c \
 	src/lua/lcapi.c src/luajit/lluajit.c src/lua/lembed.c \
-	src/core/cpu.c src/core/policy.c src/core/settings.c src/core/dispatch.c src/core/clock.c src/core/buffer.c \
+	src/core/cpu.c src/core/policy.c src/core/settings.c src/core/dispatch.c src/core/measured.c src/core/clock.c \
+	src/core/buffer.c \
 	src/kernels/sse2.c src/kernels/avx.c src/kernels/avx2.c src/kernels/avx512.c src/kernels/erms.c \
 	src/kernels/libc.c src/kernels/twoway.c src/kernels/offsets.c src/kernels/registry.c
 CORE_SRC = $(filter src/core/% src/kernels/%,$(SRC))

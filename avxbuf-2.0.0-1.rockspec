@@ -57,6 +57,7 @@ build = {
             "src/core/policy.c",
             "src/core/settings.c",
             "src/core/dispatch.c",
+            "src/core/measured.c",
             "src/core/clock.c", "src/core/buffer.c",
             "src/kernels/sse2.c",
             "src/kernels/avx.c",

@@ -341,7 +341,7 @@ int main(int argc, char **argv)
   const avxbuf_machine *m = avxbuf_machine_get();
   printf("# build/bench/csweep%s: %s; GB/s, median of %d interleaved rounds; "
          "x = median of per-round ratios to libc (above 1: faster than libc)\n",
-         quick ? " --quick" : "", m->defaults.reason, rounds);
+         quick ? " --quick" : "", avxbuf_machine_defaults(m)->reason, rounds);
 
   for (int i = 0; i < ncells; i++) {
     cell *c = &cells[i];
@@ -415,7 +415,7 @@ int main(int argc, char **argv)
   if (json) {
     FILE *f = fopen(json, "w");
     if (!f) { perror(json); return 1; }
-    fprintf(f, "{\"reason\": \"%s\", \"rounds\": %d, \"cells\": [", m->defaults.reason, rounds);
+    fprintf(f, "{\"reason\": \"%s\", \"rounds\": %d, \"cells\": [", avxbuf_machine_defaults(m)->reason, rounds);
     for (int i = 0; i < ncells; i++) {
       const cell *c = &cells[i];
       int kr = default_kernel_row(c);

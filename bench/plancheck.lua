@@ -10,7 +10,7 @@
 --   lua5.4 bench/plancheck.lua SWEEP.json...
 -- judges the sweeps' own "default" row (make check-default: this machine);
 --   lua5.4 bench/plancheck.lua --dump CPUID.txt [--xcr0 N] [--rep-movsb-as ROW:FROM:TO]
---                              [--rep-stosb-as ROW:FROM:TO] SWEEP.json...
+--                              [--rep-stosb-as ROW:FROM:TO] [--rep-stosb-ratio R] SWEEP.json...
 -- judges what this avxbuf's policy picks for the machine of that CPUID dump
 -- (avxbuf.decide{leaves}.picks), by that machine's own sweeps, with each
 -- pick's figures from its kernel's row.
@@ -42,6 +42,8 @@ parser:option("--dump", "judge the picks for the machine of this CPUID dump (cpu
 parser:option("--xcr0", "its XCR0", "0xE7")
 parser:option("--rep-movsb-as", "ROW:FROM:TO: rep_movsb's figures from this row at sizes FROM <= n < TO")
 parser:option("--rep-stosb-as", "ROW:FROM:TO: the same for rep_stosb")
+parser:option("--rep-stosb-ratio", "what the policy is told it measured there (decide{}'s rep_stosb_ratio; "
+              .. "default: from the sweeps' fill of that size)")
 parser:option("--from", "smallest size judged", "256")
 parser:option("--row", "judge this row instead of the default (a kernel row judged so shows the floor "
               .. "the machine's noise sets: the best of many noisy rows beats any one of them)", "default")
@@ -49,8 +51,9 @@ parser:option("--before", "compare the default row with these sweeps' (made befo
 parser:argument("sweeps", "csweep --json files from that machine"):args("+")
 local args = parser:parse()
 
-local decision = args.dump and avxbuf.decide { leaves = cpuid_dump(bench.read_file(args.dump)),
-                                                xcr0 = math.tointeger(tonumber(args.xcr0)) }
+-- (decided below, once the sweeps are read: they say what the policy
+-- measures on the machine itself)
+local decision
 
 -- The row that stands for the default in a cell.
 local function picked(op, n)
@@ -90,6 +93,8 @@ for kernel, opt in pairs { rep_movsb = args.rep_movsb_as, rep_stosb = args.rep_s
   if row then stands_for[kernel] = { row = row, from = tonumber(from), to = tonumber(to) } end
 end
 
+local PICK, JUDGE = 1, 2   -- (the parity of the runs each is taken from: runs_of, below)
+
 -- Cells by key, each row's ratio to the C library over the runs, and the
 -- row timing the default's kernel in each run (false: none does; nil: the
 -- sweep does not say, made before csweep did).
@@ -111,6 +116,29 @@ local function load(paths)
 end
 local cells, order = load(args.sweeps)
 
+-- What avxbuf measures on a machine before it fills 4 times the L2 or more
+-- (decide{}'s rep_stosb_ratio): here from the recording's own fill of that
+-- size, rep stosb's time over the vector kernel's, median over the pick
+-- runs (each run's rows are paired ratios to the C library).
+local function stosb_ratio(d)
+  local size = d.rep_stosb_probe_size
+  local cell = size > 0 and cells[string.format("fill %d 0/0 -1", size)]
+  if args.rep_stosb_ratio then return tonumber(args.rep_stosb_ratio) end
+  if not cell then return nil end
+  local vector
+  for _, p in ipairs(d.picks.fill) do if size >= p.from then vector = p.kernel end end
+  local rep, vec = cell.rows.rep, cell.rows[vector]
+  if not (rep and vec) then return nil end
+  local t = {}
+  for run = PICK, #rep, #rep < 2 and 1 or 2 do t[#t + 1] = vec[run] / rep[run] end
+  return bench.median(t)
+end
+if args.dump then
+  local machine = { leaves = cpuid_dump(bench.read_file(args.dump)), xcr0 = math.tointeger(tonumber(args.xcr0)) }
+  machine.rep_stosb_ratio = stosb_ratio(avxbuf.decide(machine))
+  decision = avxbuf.decide(machine)
+end
+
 -- Held out: each cell's best row is picked on the odd runs and judged, with
 -- the row under test, on the even ones. (The best of a dozen noisy rows'
 -- medians, judged on the runs it was picked on, is biased upwards: the
@@ -122,7 +150,6 @@ local function runs_of(v, parity)
   for k = parity, #v, 2 do t[#t + 1] = v[k] end
   return t
 end
-local PICK, JUDGE = 1, 2
 
 -- Judges the row that stands for `who` (a row name, or nil: the picks) in
 -- every cell: the best of the other rows (the sweep's default row is a plan
@@ -183,6 +210,10 @@ print(string.format("# %d runs: each cell's best row picked on runs %s, judged o
 
 if decision then
   print(string.format("# %s\n# picks for that CPU (%s):", decision.reason, decision.thresholds_source or ""))
+  if decision.rep_stosb_probe_size > 0 then
+    print(string.format("# rep stosb at %d bytes: %s (rep_stosb_ratio %s)", decision.rep_stosb_probe_size,
+                        decision.rep_stosb_beyond_l2, args.rep_stosb_ratio or "from the pick runs"))
+  end
   for _, op in ipairs { "copy", "zero", "fill", "find" } do
     local t = {}
     for _, p in ipairs(decision.picks[op]) do t[#t + 1] = string.format("%s from %d", p.kernel, p.from) end

@@ -31,7 +31,7 @@ static void read_whole_cpu(const uint8_t *data, size_t size)
   avxbuf_cpu cpu;
   avxbuf_defaults d;
   avxbuf_cpu_read(&src, &cpu);
-  avxbuf_policy(&cpu, &d);
+  avxbuf_policy(&cpu, (avxbuf_stosb_fact)(size % 3), &d);
   if (memchr(cpu.brand, '\0', sizeof cpu.brand) == NULL) abort();
   size_t n = strlen(cpu.brand);
   if (n > 0 && (cpu.brand[0] == ' ' || cpu.brand[n - 1] == ' ')) abort();
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   avxbuf_cpu cpu;
   avxbuf_defaults d;
   avxbuf_cpu_decode(&raw, &cpu);
-  avxbuf_policy(&cpu, &d);
+  avxbuf_policy(&cpu, (avxbuf_stosb_fact)((buf[0] >> 2) % 3), &d);
 
   int osxsave = (raw.leaf1_ecx >> 27) & 1;
   uint64_t xcr0 = osxsave ? raw.xcr0 : 0;

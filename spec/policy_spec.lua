@@ -305,6 +305,31 @@ function TestPolicy.test_recorded_zen5_vm()
                                     { from = 8 * MiB, kernel = "avx512_nt" } })
   end
   l2_leaf[3] = saved
+  -- what it is told of rep stosb at 4 times the L2 (the probe's or a
+  -- recording's ratio, its time over the vector fill's): as fast (under
+  -- 1.1) opens the window until fills stream, and zero streams with them;
+  -- slower, or unmeasured, keeps it to 4 times the L2
+  d = avxbuf.decide { leaves = leaves, xcr0 = 0xE7 }
+  lu.assertEquals({ d.rep_stosb_probe_size, d.rep_stosb_beyond_l2 }, { 4 * MiB, "unmeasured" })
+  local told = {}
+  for _, ratio in ipairs { 0.77, 1.09, 1.11, 1.95 } do
+    local t = avxbuf.decide { leaves = leaves, xcr0 = 0xE7, rep_stosb_ratio = ratio }
+    told[#told + 1] = { t.rep_stosb_beyond_l2, t.rep_stosb_stop_threshold, t.zero_streams_as_copies }
+    if h.X86 and t.rep_stosb_beyond_l2 == "as fast" then
+      lu.assertEquals(t.picks.zero, { { from = 0, kernel = "avx512" }, { from = 1 * MiB, kernel = "rep_stosb" },
+                                      { from = 32 * MiB, kernel = "avx512_nt" } })
+      lu.assertEquals(t.picks.fill, t.picks.zero)
+      lu.assertEquals(t.picks.copy, d.picks.copy)
+    elseif h.X86 then
+      lu.assertEquals(t.picks, d.picks)
+    end
+  end
+  lu.assertEquals(told, { { "as fast", 0, false }, { "as fast", 0, false }, { "slower", 4 * MiB, true },
+                          { "slower", 4 * MiB, true } })
+  for _, bad in ipairs { 0, -1, "fast", 0 / 0 } do
+    lu.assertErrorMsgContains("field 'rep_stosb_ratio' must be a positive number", avxbuf.decide,
+                              { leaves = leaves, xcr0 = 0xE7, rep_stosb_ratio = bad })
+  end
   -- the same CPU without FSRM: no window
   local ext7 = leaves[7][0]
   ext7[4] = h.clear_bit(ext7[4], 4)
@@ -368,6 +393,10 @@ function TestPolicy.test_recorded_zen4_vm()
     lu.assertEquals(d.picks.zero, { { from = 0, kernel = "avx512_256" },
                                     { from = 16 * MiB, kernel = "avx512_256_nt" } })
   end
+  -- no rep stosb window here, so nothing to measure, and a ratio moves nothing
+  local told = avxbuf.decide { leaves = leaves, xcr0 = 0xE7, rep_stosb_ratio = 0.5 }
+  lu.assertEquals({ d.rep_stosb_probe_size, told.rep_stosb_probe_size }, { 0, 0 })
+  lu.assertEquals({ told.picks, told.zero_streams_as_copies }, { d.picks, true })
   -- Zen 5 keeps 64 bytes (a 512-bit datapath), as does this VM's signature
   -- read as Zen 5's family
   local sig = leaves[1][0]
@@ -444,15 +473,80 @@ function TestLiveCpu.test_matches_cpuid()
   local out, status = h.shell("cpuid -1 -r")
   lu.assertEquals(status, 0, "Debian's cpuid (tools/deps.sh build installs it): " .. out)
   local cpu = avxbuf.cpu()
-  local d = avxbuf.decide { leaves = parse_dump(out), xcr0 = cpu.xcr0 }
+  -- (with what this process measured, if it has: the policy's other input)
+  local probe = cpu.rep_stosb_probe
+  local d = avxbuf.decide { leaves = parse_dump(out), xcr0 = cpu.xcr0,
+                            rep_stosb_ratio = probe and probe.fact ~= "unmeasured" and probe.ratio or nil }
   for k, v in pairs(d) do
     if k ~= "picks" then lu.assertEquals(cpu[k], v, k) end   -- (cpu() has the live picks: avxbuf.kernel)
   end
   avxbuf.reset()
-  for _, p in ipairs(d.picks.copy) do   -- (LuaJIT moves up to 64 bytes itself: "ffi")
-    local n = math.max(p.from, 65)
-    lu.assertEquals(avxbuf.kernel("copy", n), p.kernel, n)
+  for _, op in ipairs { "copy", "zero", "fill" } do
+    for _, p in ipairs(d.picks[op]) do   -- (LuaJIT moves up to 64 bytes itself: "ffi")
+      local n = math.max(p.from, 65)
+      lu.assertEquals(avxbuf.kernel(op, n), p.kernel, op .. " " .. n)
+    end
   end
   lu.assertEquals(cpu.default.use_avx, math.min(cpu.max_use_avx, cpu.default.use_avx))
   lu.assertStrContains(cpu.reason, cpu.uarch)
+end
+
+-- What the policy cannot read from CPUID it measures, once per process, at
+-- the first fill of its size (src/core/measured.c): here in a child, whose
+-- process has measured nothing yet. A smaller fill measures nothing; the
+-- measured fill leaves the bytes a byte loop's reference says, and the
+-- guards around it; the fact follows the rule from the figures reported,
+-- and the plan and settings follow the fact. Where the policy needs no
+-- measurement (no rep stosb window to end), none is taken.
+function TestLiveCpu.test_the_rep_stosb_measurement()
+  h.needs_children()
+  local out, status = h.run_child({}, [[
+    local avxbuf = require "avxbuf"
+    local size = avxbuf.cpu().default.rep_stosb_probe_size
+    local n = size > 0 and size or 8 * 2 ^ 20
+    local b = avxbuf.new()
+    b:put(("\17"):rep(n + 200))   -- (a copy: no fill yet)
+    b:fill(0x22, 101, n - 1)
+    io.write("before ", tostring(avxbuf.cpu().rep_stosb_probe), "\n")
+    b:fill(0x33, 101, n)
+    local s, t = b:tostring(), {}
+    for i = 1, 100 do t[#t + 1] = s:byte(i) == 0x11 and "" or "head " .. i end
+    for i = 101, 100 + n, 4093 do t[#t + 1] = s:byte(i) == 0x33 and "" or "body " .. i end
+    for i = 101 + n, #s do t[#t + 1] = s:byte(i) == 0x11 and "" or "tail " .. i end
+    io.write("bytes ", table.concat(t), s:sub(101, 100 + n) == ("\51"):rep(n) and "ok" or "differ", "\n")
+    -- (a measurement whose A/A was too wide is taken again at a later fill,
+    -- a few times, and then reported as it is: the emulated build's)
+    for _ = 1, 10 do if size == 0 or avxbuf.cpu().rep_stosb_probe then break end b:fill(0x33, 101, n) end
+    local cpu, c = avxbuf.cpu(), avxbuf.config()
+    local p = cpu.rep_stosb_probe or {}
+    io.write(string.format("size %d probe %s %s %s %s %s %s %s\n", size, tostring(p.size), tostring(p.rounds),
+      tostring(p.ratio), tostring(p.aa), tostring(p.fact), tostring(p.rep_ns), tostring(p.vector_ns)))
+    io.write(string.format("told %s stop %d zero %d fill8 %s zero16 %s vector %s\n", cpu.rep_stosb_beyond_l2,
+      c.rep_stosb_stop_threshold, c.zero_nontemporal_threshold, avxbuf.kernel("fill", 8 * 2 ^ 20),
+      avxbuf.kernel("zero", 16 * 2 ^ 20), avxbuf.kernel("fill", 8 * 2 ^ 20, "vector")))
+  ]])
+  lu.assertEquals(status, 0, out)
+  lu.assertStrContains(out, "before nil\n")
+  lu.assertStrContains(out, "bytes ok\n")
+  local size = tonumber(out:match("size (%d+)"))
+  if size == 0 then
+    lu.assertStrContains(out, "probe nil nil nil nil nil nil nil\n")
+    lu.assertStrContains(out, "told unmeasured")
+    return
+  end
+  local psize, rounds, ratio, aa, fact, rep_ns, vector_ns =
+    out:match("probe (%d+) (%d+) (%S+) (%S+) (.-) (%S+) (%S+)\n")
+  lu.assertEquals({ tonumber(psize), tonumber(rounds) }, { size, 5 }, out)
+  ratio, aa = tonumber(ratio), tonumber(aa)
+  lu.assertTrue(tonumber(rep_ns) > 0 and tonumber(vector_ns) > 0, out)
+  local want = not (aa > 0.9 and aa < 1.1) and "unmeasured" or ratio < 1.1 and "as fast" or "slower"
+  lu.assertEquals(fact, want, out)
+  local told, stop, zero, fill8, zero16, vector = out:match("told (.-) stop (%d+) zero (%d+) fill8 (%S+) zero16 (%S+) vector (%S+)")
+  lu.assertEquals(told, fact, out)
+  if fact == "as fast" then
+    lu.assertEquals({ tonumber(stop), fill8, zero16 }, { 0, "rep_stosb", "rep_stosb" }, out)
+  else
+    lu.assertEquals({ tonumber(stop), fill8 }, { size, vector }, out)
+  end
+  lu.assertTrue(tonumber(zero) >= 16 * MiB, out)
 end

@@ -20,14 +20,25 @@ static pthread_once_t machine_once = PTHREAD_ONCE_INIT;
 static void machine_init(void)
 {
   machine.cpu = avxbuf_cpu_get();
-  avxbuf_policy(machine.cpu, &machine.defaults);
+  for (int f = 0; f < 3; f++) avxbuf_policy(machine.cpu, (avxbuf_stosb_fact)f, &machine.defaults[f]);
   machine.emulated = EMULATED;
+  machine.measures = 1;
 }
 
 const avxbuf_machine *avxbuf_machine_get(void)
 {
   pthread_once(&machine_once, machine_init);
   return &machine;
+}
+
+static avxbuf_stosb_fact fact_on(const avxbuf_machine *m)
+{
+  return m->measures ? avxbuf_stosb_fact_now() : m->fact;
+}
+
+const avxbuf_defaults *avxbuf_machine_defaults(const avxbuf_machine *m)
+{
+  return &m->defaults[fact_on(m)];
 }
 
 /* The CPUID features this CPU has, as kernels state their needs. */
@@ -199,6 +210,11 @@ void avxbuf_copy_more(const avxbuf_plan *p, void *d, const void *s, size_t n, av
 
 void avxbuf_fill_more(const avxbuf_plan *p, void *d, int byte, size_t n)
 {
+  if (n >= p->stosb_fact_from) {
+    size_t at = p->stosb_fact_from;
+    avxbuf_stosb_measure((unsigned char *)d, byte, at, p->string_fill,
+                         (at >= p->wide_from ? &p->fill_wide : &p->fill_narrow)->k);
+  }
   const avxbuf_kernel *k = avxbuf_pick_fill(p, n, byte);
   if (n <= 16 && k->vector_bits > 0) fill_le16((unsigned char *)d, byte, n);
   else k->fill(d, byte, n);
@@ -209,11 +225,10 @@ void avxbuf_state_resolve(avxbuf_state *st)
   avxbuf_state_resolve_on(st, avxbuf_machine_get());
 }
 
-void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m)
+/* The effective settings e of st's requested ones on m, where d are the
+ * policy's defaults. */
+static void effective(const avxbuf_state *st, const avxbuf_machine *m, const avxbuf_defaults *d, long long *e)
 {
-  const avxbuf_defaults *d = &m->defaults;
-  long long *e = st->effective.v;
-
   /* Lower what the CPU and OS cannot run (HotSpot clamps UseAVX the same way).
    * The emulated build can always run level 3: its AVX-512 kernels are SIMDe. */
   long long level = requested_or(st, K_USE_AVX, d->use_avx);
@@ -249,7 +264,34 @@ void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m)
   e[K_ZERO_NONTEMPORAL_THRESHOLD] =
     requested_or(st, K_ZERO_NONTEMPORAL_THRESHOLD, as_copies ? nt : e[K_MEMSET_NONTEMPORAL_THRESHOLD]);
   e[K_KERNEL] = requested_or(st, K_KERNEL, KERNEL_AUTO);
+}
+
+void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m)
+{
+  avxbuf_stosb_fact fact = fact_on(m);
+  const avxbuf_defaults *d = &m->defaults[fact];
+  avxbuf_plan *p = &st->plan;
+  effective(st, m, d, st->effective.v);
   plan(st, m);
+  /* Where a measurement is still to come and would move this state's
+   * window, its plan holds the other answer's ends too. */
+  p->stosb_fact_from = SIZE_MAX;
+  p->rep_stosb_kept_until = p->rep_stosb_until;
+  p->nontemporal_zero_kept_from = p->nontemporal_zero_from;
+  if (m->measures && fact == STOSB_UNMEASURED && d->rep_stosb_probe_size > 0
+      && st->effective.v[K_KERNEL] == KERNEL_AUTO) {
+    avxbuf_settings kept;
+    effective(st, m, &m->defaults[STOSB_AS_FAST], kept.v);
+    p->rep_stosb_kept_until = threshold_size(kept.v[K_REP_STOSB_STOP_THRESHOLD]);
+    p->nontemporal_zero_kept_from = threshold_size(kept.v[K_ZERO_NONTEMPORAL_THRESHOLD]);
+    if (p->rep_stosb_kept_until != p->rep_stosb_until || p->nontemporal_zero_kept_from != p->nontemporal_zero_from)
+      p->stosb_fact_from = threshold_size(d->rep_stosb_probe_size);
+  }
+}
+
+void avxbuf_state_current(avxbuf_state *st)
+{
+  if (st->plan.stosb_fact_from != SIZE_MAX && avxbuf_stosb_fact_now() != STOSB_UNMEASURED) avxbuf_state_resolve(st);
 }
 
 void avxbuf_state_default_on(avxbuf_state *st, const avxbuf_machine *m)

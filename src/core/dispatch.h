@@ -8,17 +8,24 @@
 #include "kernels/kernels.h"
 #include "kernels/small.h"
 #include "core/cpu.h"
+#include "core/measured.h"
 #include "core/policy.h"
 #include "core/settings.h"
 
-/* What this process runs on: detected and decided once. */
+/* What this process runs on: detected and decided once, for each answer a
+ * measurement may give (measured.h); or a machine described to decide{}. */
 typedef struct avxbuf_machine {
   const avxbuf_cpu *cpu;
-  avxbuf_defaults defaults;
+  avxbuf_defaults defaults[3];   /* the policy's, for each avxbuf_stosb_fact */
   int emulated;       /* AVX-512 kernels are SIMDe code: level 3 always allowed */
+  int measures;       /* 1: this process's machine, whose fact is avxbuf_stosb_fact_now() */
+  avxbuf_stosb_fact fact;        /* else the fact it was described with */
 } avxbuf_machine;
 
 const avxbuf_machine *avxbuf_machine_get(void);
+
+/* The defaults that apply on m now. */
+const avxbuf_defaults *avxbuf_machine_defaults(const avxbuf_machine *m);
 
 /* Whether this CPU and OS (or, for AVX-512, the emulation) can run k. */
 int avxbuf_kernel_available(const avxbuf_kernel *k);
@@ -31,6 +38,12 @@ typedef struct avxbuf_plan {
   avxbuf_family copy_narrow, copy_wide, fill_narrow, fill_wide;
   size_t wide_from, rep_movsb_from, rep_movsb_until, rep_stosb_from, rep_stosb_until;
   size_t nontemporal_copy_from, nontemporal_fill_from, nontemporal_zero_from;
+  /* From stosb_fact_from (SIZE_MAX: never) a fill's kernel depends on what
+   * this process measures at its first fill of that size (measured.h): where
+   * rep stosb was AS_FAST its window ends at rep_stosb_kept_until and zero
+   * streams from nontemporal_zero_kept_from. A state resolved after the
+   * measurement has these in the fields above. */
+  size_t stosb_fact_from, rep_stosb_kept_until, nontemporal_zero_kept_from;
   const avxbuf_kernel *string_copy, *string_fill;   /* the rep_* windows' kernels */
   /* Below the first of the thresholds one kernel serves every size: the
    * one the picks below return there, with its function at hand, so that a
@@ -104,6 +117,10 @@ void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m);
 /* Every knob unset (the policy's defaults), resolved for m: what cpu()
  * and decide() report as the default. */
 void avxbuf_state_default_on(avxbuf_state *st, const avxbuf_machine *m);
+/* Resolves st again if this process has measured what its plan waited on,
+ * so that its settings say what runs; the binding calls it before it
+ * reports them. */
+void avxbuf_state_current(avxbuf_state *st);
 
 typedef enum avxbuf_overlap {
   OV_NONE,        /* disjoint ranges */
@@ -134,8 +151,10 @@ static inline const avxbuf_kernel *avxbuf_pick_fill(const avxbuf_plan *p, size_t
 {
   if (n < p->fill_small_below) return p->fill_small;
   const avxbuf_family *f = n >= p->wide_from ? &p->fill_wide : &p->fill_narrow;
-  if (n >= (byte ? p->nontemporal_fill_from : p->nontemporal_zero_from)) return f->k_nt;
-  if (n >= p->rep_stosb_from && n < p->rep_stosb_until) return p->string_fill;
+  int kept = n >= p->stosb_fact_from && avxbuf_stosb_fact_now() == STOSB_AS_FAST;
+  if (n >= (byte ? p->nontemporal_fill_from : kept ? p->nontemporal_zero_kept_from : p->nontemporal_zero_from))
+    return f->k_nt;
+  if (n >= p->rep_stosb_from && n < (kept ? p->rep_stosb_kept_until : p->rep_stosb_until)) return p->string_fill;
   return f->k;
 }
 

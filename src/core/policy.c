@@ -174,10 +174,14 @@ static const char *limit_text(const avxbuf_cpu *cpu)
  *   masked Sapphire Rapids class: from 64 KiB, where the vector loops
  *   stopped winning.
  * - rep stosb: glibc's 2048 with ERMS on Intel (64 KiB for the masked
- *   class, as rep movsb); on AMD never, but on Zen 5 from the L2 size to
- *   4 times it: past the L2 the vector stores slow while rep stosb keeps
- *   the cache, and beyond 4 x L2 it may stream, where a streaming fill
- *   loses more than a cached one gains (docs/policy.md, "Other defaults").
+ *   class, as rep movsb); on AMD never, but on Zen 5 from the L2 size:
+ *   past the L2 the vector stores slow while rep stosb keeps the cache.
+ *   From 4 x L2 it keeps it on some machines and streams on others with
+ *   the same CPUID, so the window's end there is measured (measured.h):
+ *   where rep stosb fills as fast as the vector loop it runs until fills
+ *   stream, and zero streams with fills, not copies; otherwise, or before
+ *   the measurement, it ends at 4 x L2, as a streaming fill loses more
+ *   than a cached one gains (docs/policy.md, "Other defaults").
  * - non-temporal: half the last-level cache for copies, whose source and
  *   destination then exceed it, but at most 16 L2s: a large L3 is shared
  *   by cores (and, under a hypervisor, tenants) this thread cannot see, and glibc too
@@ -187,17 +191,27 @@ static const char *limit_text(const avxbuf_cpu *cpu)
  *   there streaming stores of zeros outrun those of any other byte and beat
  *   temporal zeroing from where streaming copies do, and streaming fills do
  *   not (docs/policy.md, "Other defaults", has the sweeps). */
-static void thresholds(const avxbuf_cpu *cpu, const cpu_row *row, avxbuf_defaults *out)
+static void thresholds(const avxbuf_cpu *cpu, const cpu_row *row, avxbuf_stosb_fact stosb, avxbuf_defaults *out)
 {
   int intel_erms = cpu->has[F_ERMS] && cpu->vendor_id != V_AMD;
   long long vec = out->max_vector_size;
+  int stosb_kept = 0;
   if (row && row->strings == S_FSRM_WINDOW && cpu->has[F_FSRM] && cpu->l2) {
     out->rep_movsb_threshold = (32 << 10) - 1;   /* taken above it: from 32 KiB */
     out->rep_movsb_stop_threshold = 0;   /* no end: streaming copies end it */
     out->rep_stosb_threshold = (long long)cpu->l2 - 1;   /* from the L2 size */
-    out->rep_stosb_stop_threshold = 4 * (long long)cpu->l2;
-    out->thresholds_source = "this processor's row (docs/policy.md): with FSRM, rep movsb from 32 KiB until copies "
-                             "stream (nontemporal_threshold), rep stosb from the L2 size to 4 times it";
+    out->rep_stosb_probe_size = 4 * (long long)cpu->l2;
+    stosb_kept = stosb == STOSB_AS_FAST;
+    out->rep_stosb_stop_threshold = stosb_kept ? 0 : out->rep_stosb_probe_size;   /* 0: until fills stream */
+    out->thresholds_source =
+      stosb == STOSB_AS_FAST ? "this processor's row (docs/policy.md): with FSRM, rep movsb from 32 KiB until copies "
+                              "stream (nontemporal_threshold), rep stosb from the L2 size until fills stream, as "
+                              "it filled 4 times the L2 as fast as the vector loop here (measured)"
+      : stosb == STOSB_SLOWER ? "this processor's row (docs/policy.md): with FSRM, rep movsb from 32 KiB until "
+                                    "copies stream (nontemporal_threshold), rep stosb from the L2 size to 4 times it, "
+                                    "where it filled slower than the vector loop here (measured)"
+      : "this processor's row (docs/policy.md): with FSRM, rep movsb from 32 KiB until copies stream "
+        "(nontemporal_threshold), rep stosb from the L2 size to 4 times it until a fill that size measures more";
   } else if (row && row->strings == S_FROM_64K && intel_erms) {
     out->rep_movsb_threshold = out->rep_stosb_threshold = (64 << 10) - 1;   /* taken above it: from 64 KiB */
     out->thresholds_source = "this processor's row (docs/policy.md): rep movsb and rep stosb from 64 KiB";
@@ -216,10 +230,21 @@ static void thresholds(const avxbuf_cpu *cpu, const cpu_row *row, avxbuf_default
   out->nontemporal_source = !llc ? "no cache size read: 4 MiB (docs/policy.md)"
                           : capped ? "16 times the L2, no more than half the last-level cache (docs/policy.md)"
                           : "half the last-level cache (docs/policy.md)";
-  out->zero_streams_as_copies = cpu->vendor_id == V_AMD;
+  out->zero_streams_as_copies = cpu->vendor_id == V_AMD && !stosb_kept;
 }
 
-void avxbuf_policy(const avxbuf_cpu *cpu, avxbuf_defaults *out)
+const char *const avxbuf_stosb_fact_names[3] = { "unmeasured", "slower", "as fast" };
+
+/* As fast up to a margin wider than the noise: where rep stosb keeps the
+ * cache it ran as fast as the vector fill or faster, and where it streams
+ * at about half its speed (docs/policy.md); beyond the margin it stays in
+ * its window. */
+avxbuf_stosb_fact avxbuf_stosb_fact_of(double ratio)
+{
+  return !(ratio > 0) ? STOSB_UNMEASURED : ratio < 1 + AVXBUF_STOSB_MARGIN ? STOSB_AS_FAST : STOSB_SLOWER;
+}
+
+void avxbuf_policy(const avxbuf_cpu *cpu, avxbuf_stosb_fact stosb, avxbuf_defaults *out)
 {
   if (!cpu->x86) {
     memset(out, 0, sizeof *out);
@@ -250,7 +275,8 @@ void avxbuf_policy(const avxbuf_cpu *cpu, avxbuf_defaults *out)
   out->licence_events = licence_event_sets[row ? row->licence_events : LE_NONE];
   out->rule = rule->name;
   out->source = rule->source;
-  thresholds(cpu, row, out);
+  out->rep_stosb = stosb;
+  thresholds(cpu, row, stosb, out);
 
   const char *vendor = cpu->vendor_id == V_INTEL ? "Intel"
                      : cpu->vendor_id == V_AMD ? "AMD" : cpu->vendor;

@@ -11,7 +11,7 @@
 
 /* ---- struct fields as table fields ------------------------------------------ */
 
-typedef enum { FT_INT, FT_BOOL, FT_UCHAR_BOOL, FT_UINT, FT_LLONG, FT_SIZE, FT_U64, FT_STR, FT_CHARS } ftype;
+typedef enum { FT_INT, FT_BOOL, FT_UCHAR_BOOL, FT_UINT, FT_LLONG, FT_SIZE, FT_U64, FT_DOUBLE, FT_STR, FT_CHARS } ftype;
 typedef struct field { const char *name; ftype type; size_t offset; } field;
 #define FIELD(T, type, member) { #member, type, offsetof(T, member) }
 #define FIELD_AS(T, type, member, name) { name, type, offsetof(T, member) }
@@ -30,6 +30,7 @@ static void set_fields(lua_State *L, const void *obj, const field *f, size_t n)
     case FT_LLONG: lua_pushinteger(L, (lua_Integer)*(const long long *)p); break;
     case FT_SIZE: lua_pushinteger(L, (lua_Integer)*(const size_t *)p); break;
     case FT_U64: lua_pushinteger(L, (lua_Integer)*(const uint64_t *)p); break;
+    case FT_DOUBLE: lua_pushnumber(L, (lua_Number)*(const double *)p); break;
     case FT_STR: lua_pushstring(L, *(const char *const *)p); break;
     case FT_CHARS: lua_pushstring(L, (const char *)p); break;
     }
@@ -61,6 +62,7 @@ static const field decision_fields[] = {
   FIELD(avxbuf_defaults, FT_LLONG, rep_stosb_threshold), FIELD(avxbuf_defaults, FT_LLONG, rep_stosb_stop_threshold),
   FIELD(avxbuf_defaults, FT_LLONG, nontemporal_threshold),
   FIELD(avxbuf_defaults, FT_BOOL, zero_streams_as_copies), FIELD(avxbuf_defaults, FT_STR, nontemporal_source),
+  FIELD(avxbuf_defaults, FT_LLONG, rep_stosb_probe_size),
   FIELD(avxbuf_defaults, FT_STR, uarch), FIELD(avxbuf_defaults, FT_STR, licence_events),
   FIELD(avxbuf_defaults, FT_STR, rule),
   FIELD(avxbuf_defaults, FT_STR, source), FIELD(avxbuf_defaults, FT_CHARS, reason),
@@ -90,6 +92,27 @@ static void set_decision(lua_State *L, const avxbuf_defaults *d)
   set_fields(L, d, decision_fields, NFIELDS(decision_fields));
   lua_pushinteger(L, d->max_vector_size);
   lua_setfield(L, -2, "max_vector_size");
+  lua_pushstring(L, avxbuf_stosb_fact_names[d->rep_stosb]);
+  lua_setfield(L, -2, "rep_stosb_beyond_l2");
+}
+
+static const field probe_fields[] = {
+  FIELD(avxbuf_stosb_probe, FT_SIZE, size), FIELD(avxbuf_stosb_probe, FT_INT, rounds),
+  FIELD(avxbuf_stosb_probe, FT_DOUBLE, rep_ns), FIELD(avxbuf_stosb_probe, FT_DOUBLE, vector_ns),
+  FIELD(avxbuf_stosb_probe, FT_DOUBLE, ratio), FIELD(avxbuf_stosb_probe, FT_DOUBLE, aa),
+  FIELD(avxbuf_stosb_probe, FT_STR, vector),
+};
+
+/* The measurement this process made, as cpu().rep_stosb_probe (nil before). */
+static void set_probe(lua_State *L)
+{
+  const avxbuf_stosb_probe *r = avxbuf_stosb_probe_get();
+  if (r == NULL) return;
+  lua_createtable(L, 0, NFIELDS(probe_fields) + 1);
+  set_fields(L, r, probe_fields, NFIELDS(probe_fields));
+  lua_pushstring(L, avxbuf_stosb_fact_names[r->fact]);
+  lua_setfield(L, -2, "fact");
+  lua_setfield(L, -2, "rep_stosb_probe");
 }
 
 /* ---- cpu() and decide() ----------------------------------------------------- */
@@ -97,12 +120,15 @@ static void set_decision(lua_State *L, const avxbuf_defaults *d)
 static int l_cpu(lua_State *L)
 {
   const avxbuf_machine *m = avxbuf_machine_get();
+  const avxbuf_defaults *d = avxbuf_machine_defaults(m);
+  avxbuf_state_current(STATE(L));
   lua_newtable(L);
   set_cpu(L, m->cpu);
-  set_decision(L, &m->defaults);
+  set_decision(L, d);
+  set_probe(L);
   avxbuf_set_overrides(L, &STATE(L)->effective);
   lua_newtable(L);   /* the decision alone */
-  set_decision(L, &m->defaults);
+  set_decision(L, d);
   lua_setfield(L, -2, "default");
   return 1;
 }
@@ -211,7 +237,6 @@ static int l_decide(lua_State *L)
 {
   avxbuf_cpuid_raw raw;
   avxbuf_cpu cpu;
-  avxbuf_defaults d;
   memset(&raw, 0, sizeof raw);
   luaL_checktype(L, 1, LUA_TTABLE);
   if (lua_getfield(L, 1, "vendor") != LUA_TNIL) {
@@ -242,12 +267,19 @@ static int l_decide(lua_State *L)
     avxbuf_cpu_decode(&raw, &cpu);
   }
   lua_pop(L, 1);
-  avxbuf_policy(&cpu, &d);
+  /* What a measurement there found (decide{rep_stosb_ratio}): policy.h. */
+  lua_Number ratio = 0;
+  if (lua_getfield(L, 1, "rep_stosb_ratio") != LUA_TNIL) {
+    if (lua_type(L, -1) != LUA_TNUMBER || !((ratio = lua_tonumber(L, -1)) > 0))
+      luaL_argerror(L, 1, "field 'rep_stosb_ratio' must be a positive number (rep stosb's time over the vector fill's)");
+  }
+  lua_pop(L, 1);
+  avxbuf_machine there = { &cpu, { { 0 } }, 0, 0, avxbuf_stosb_fact_of((double)ratio) };
+  for (int f = 0; f < 3; f++) avxbuf_policy(&cpu, (avxbuf_stosb_fact)f, &there.defaults[f]);
   lua_newtable(L);
   set_cpu(L, &cpu);
-  set_decision(L, &d);
+  set_decision(L, avxbuf_machine_defaults(&there));
   /* The kernels that decision picks there, by size (no knobs set). */
-  avxbuf_machine there = { &cpu, d, 0 };
   avxbuf_state st;
   avxbuf_state_default_on(&st, &there);
   lua_createtable(L, 0, 4);

@@ -21,6 +21,7 @@ static int l_kernel(lua_State *L)
   luaL_argcheck(L, n >= 0, 2, "size must not be negative");
   static const char *const which_names[] = { "picked", "vector", "streaming", NULL };
   int which = luaL_checkoption(L, 3, "picked", which_names);
+  avxbuf_state_current(STATE(L));
   const avxbuf_plan *p = &STATE(L)->plan;
   /* On a 32-bit size_t, larger sizes are the largest one; below SIZE_MAX,
    * the plan's "never" (an operation cannot be that large anyway). */
@@ -126,6 +127,7 @@ static void push_settings(lua_State *L, const avxbuf_settings *s)
 
 static int l_config(lua_State *L)
 {
+  avxbuf_state_current(STATE(L));
   push_settings(L, &STATE(L)->effective);
   return 1;
 }
