@@ -541,7 +541,8 @@ function TestLiveCpu.test_the_rep_stosb_measurement()
   lu.assertTrue(tonumber(rep_ns) > 0 and tonumber(vector_ns) > 0, out)
   local want = not (aa > 0.9 and aa < 1.1) and "unmeasured" or ratio < 1.1 and "as fast" or "slower"
   lu.assertEquals(fact, want, out)
-  local told, stop, zero, fill8, zero16, vector = out:match("told (.-) stop (%d+) zero (%d+) fill8 (%S+) zero16 (%S+) vector (%S+)")
+  local told, stop, zero, fill8, zero16, vector =
+    out:match("told (.-) stop (%d+) zero (%d+) fill8 (%S+) zero16 (%S+) vector (%S+)")
   lu.assertEquals(told, fact, out)
   if fact == "as fast" then
     lu.assertEquals({ tonumber(stop), fill8, zero16 }, { 0, "rep_stosb", "rep_stosb" }, out)

@@ -280,7 +280,7 @@ void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m)
   p->nontemporal_zero_kept_from = p->nontemporal_zero_from;
   if (m->measures && fact == STOSB_UNMEASURED && d->rep_stosb_probe_size > 0
       && st->effective.v[K_KERNEL] == KERNEL_AUTO) {
-    avxbuf_settings kept;
+    avxbuf_settings kept = avxbuf_settings_unset();   /* (every knob effective() sets) */
     effective(st, m, &m->defaults[STOSB_AS_FAST], kept.v);
     p->rep_stosb_kept_until = threshold_size(kept.v[K_REP_STOSB_STOP_THRESHOLD]);
     p->nontemporal_zero_kept_from = threshold_size(kept.v[K_ZERO_NONTEMPORAL_THRESHOLD]);
