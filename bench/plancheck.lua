@@ -127,7 +127,9 @@ local function stosb_ratio(d)
   if not cell then return nil end
   local vector
   for _, p in ipairs(d.picks.fill) do if size >= p.from then vector = p.kernel end end
-  local rep, vec = cell.rows.rep, cell.rows[vector]
+  local as = stands_for.rep_stosb
+  local rep = cell.rows.rep or as and size >= as.from and size < as.to and cell.rows[as.row]
+  local vec = cell.rows[vector]
   if not (rep and vec) then return nil end
   local t = {}
   for run = PICK, #rep, #rep < 2 and 1 or 2 do t[#t + 1] = vec[run] / rep[run] end

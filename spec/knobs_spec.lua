@@ -107,9 +107,12 @@ function TestKnobs.test_rep_and_nontemporal_windows()
   lu.assertEquals(avxbuf.kernel("copy", 5000), xmm_nt)
   lu.assertEquals(avxbuf.kernel("zero", 3000), xmm)
   lu.assertEquals(avxbuf.kernel("zero", 3001), stosb)
-  lu.assertEquals(avxbuf.kernel("fill", 9999), stosb, "fills stream from twice the threshold")
-  lu.assertEquals(avxbuf.kernel("fill", 10000), xmm_nt)
-  lu.assertEquals(c.memset_nontemporal_threshold, 10000, "unless told, twice nontemporal_threshold")
+  -- fills stream from the policy's multiple of it: twice, or 4 times where the L3 leaf was capped
+  local fills_from = 5000 * avxbuf.cpu().default.fill_nontemporal_factor
+  lu.assertEquals(avxbuf.cpu().default.fill_nontemporal_factor, avxbuf.cpu().cache.l3_capped and 4 or 2)
+  lu.assertEquals(avxbuf.kernel("fill", fills_from - 1), stosb, "fills stream from the policy's multiple")
+  lu.assertEquals(avxbuf.kernel("fill", fills_from), xmm_nt)
+  lu.assertEquals(c.memset_nontemporal_threshold, fills_from, "unless told, that multiple of nontemporal_threshold")
   -- told (glibc 2.40's x86_memset_non_temporal_threshold): fills stream
   -- from there, copies as before; 0 never
   c = h.use { use_avx = 0, rep_stosb_threshold = 3000, nontemporal_threshold = 5000,
@@ -124,7 +127,7 @@ function TestKnobs.test_rep_and_nontemporal_windows()
   lu.assertEquals(avxbuf.kernel("copy", 2 ^ 40), xmm_nt)
   if math.type then   -- (2^62 is an integer argument from Lua 5.3 on)
     c = h.use { use_avx = 0, nontemporal_threshold = math.tointeger(2 ^ 62) }
-    lu.assertEquals(c.memset_nontemporal_threshold, 0, "twice a threshold past 2^61 is never")
+    lu.assertEquals(c.memset_nontemporal_threshold, 0, "a multiple of a threshold past 2^60 is never")
   end
   h.use { use_avx = 0, rep_movsb_threshold = 0, rep_stosb_threshold = 0, nontemporal_threshold = 0 }
   lu.assertEquals(avxbuf.kernel("copy", 2 ^ 40), xmm, "0 means never")
@@ -157,9 +160,10 @@ function TestKnobs.test_rep_and_nontemporal_windows()
   end
 end
 
--- Zero streams from a threshold of its own: unless told, fills' (glibc's
--- memset threshold serves both), or, where the policy says so (AMD) and
--- fills' was not told, copies'.
+-- Zero streams from a threshold of its own: unless told, twice the copies'
+-- (fills' too, unless the policy moved theirs), fills' where that was told
+-- (glibc's memset threshold serves both), or, where the policy says so
+-- (AMD) and fills' was not told, copies'.
 function TestKnobs.test_zero_nontemporal_threshold()
   h.needs_x86()
   local xmm, xmm_nt = h.family(0, 16), h.family(0, 16, "streaming")
@@ -167,12 +171,13 @@ function TestKnobs.test_zero_nontemporal_threshold()
   local as_copies = default.zero_streams_as_copies
   lu.assertEquals(as_copies, cpu.vendor == "AuthenticAMD" and default.rep_stosb_beyond_l2 ~= "as fast",
                   "the policy's rule: AMD, unless rep stosb keeps the cache past the L2")
+  local fills_from = 5000 * default.fill_nontemporal_factor
   local c = h.use { use_avx = 0, rep_stosb_threshold = 0, nontemporal_threshold = 5000 }
   lu.assertEquals(c.zero_nontemporal_threshold, as_copies and 5000 or 10000)
   lu.assertEquals(avxbuf.kernel("zero", c.zero_nontemporal_threshold - 1), xmm)
   lu.assertEquals(avxbuf.kernel("zero", c.zero_nontemporal_threshold), xmm_nt)
-  lu.assertEquals(avxbuf.kernel("fill", 9999), xmm, "fills keep twice the copies' threshold")
-  lu.assertEquals(avxbuf.kernel("fill", 10000), xmm_nt)
+  lu.assertEquals(avxbuf.kernel("fill", fills_from - 1), xmm, "fills keep the policy's multiple of the copies'")
+  lu.assertEquals(avxbuf.kernel("fill", fills_from), xmm_nt)
   -- fills' threshold told: zero follows it
   c = h.use { use_avx = 0, rep_stosb_threshold = 0, nontemporal_threshold = 5000, memset_nontemporal_threshold = 0 }
   lu.assertEquals(c.zero_nontemporal_threshold, 0)
@@ -180,13 +185,13 @@ function TestKnobs.test_zero_nontemporal_threshold()
   -- told: zero alone moves, in either direction, 0 never
   for _, t in ipairs { 3000, 20000, 0 } do
     c = h.use { use_avx = 0, rep_stosb_threshold = 0, nontemporal_threshold = 5000, zero_nontemporal_threshold = t }
-    lu.assertEquals({ c.zero_nontemporal_threshold, c.memset_nontemporal_threshold }, { t, 10000 })
+    lu.assertEquals({ c.zero_nontemporal_threshold, c.memset_nontemporal_threshold }, { t, fills_from })
     if t > 0 then
       lu.assertEquals({ avxbuf.kernel("zero", t - 1), avxbuf.kernel("zero", t) }, { xmm, xmm_nt })
     else
       lu.assertEquals(avxbuf.kernel("zero", 2 ^ 40), xmm)
     end
-    lu.assertEquals({ avxbuf.kernel("fill", 9999), avxbuf.kernel("fill", 10000) }, { xmm, xmm_nt })
+    lu.assertEquals({ avxbuf.kernel("fill", fills_from - 1), avxbuf.kernel("fill", fills_from) }, { xmm, xmm_nt })
     -- and the bytes: a zero either side of it, guards intact
     local n0 = t > 0 and t or 4096
     for n = n0 - 1, n0 + 1 do

@@ -283,11 +283,14 @@ function TestPolicy.test_recorded_zen5_vm()
   if h.X86 then   -- (a build without x86 kernels picks the C library's everywhere)
     lu.assertEquals(d.picks.copy, { { from = 0, kernel = "avx512" }, { from = 32 * 1024, kernel = "rep_movsb" },
                                     { from = 16 * MiB, kernel = "avx512_nt" } })
-    -- zero streams from the copies' threshold on AMD, fill from twice it
+    -- zero streams from the copies' threshold on AMD, fill from 4 times it:
+    -- the L3 leaf said more than a core can use (l3_capped), and there
+    -- temporal fills won at twice it
+    lu.assertEquals(d.fill_nontemporal_factor, 4)
     lu.assertEquals(d.picks.zero, { { from = 0, kernel = "avx512" }, { from = 1 * MiB, kernel = "rep_stosb" },
                                     { from = 4 * MiB, kernel = "avx512" }, { from = 16 * MiB, kernel = "avx512_nt" } })
     lu.assertEquals(d.picks.fill, { { from = 0, kernel = "avx512" }, { from = 1 * MiB, kernel = "rep_stosb" },
-                                    { from = 4 * MiB, kernel = "avx512" }, { from = 32 * MiB, kernel = "avx512_nt" } })
+                                    { from = 4 * MiB, kernel = "avx512" }, { from = 64 * MiB, kernel = "avx512_nt" } })
   else
     lu.assertEquals(d.picks.copy, { { from = 0, kernel = "libc" } })
   end
@@ -307,8 +310,9 @@ function TestPolicy.test_recorded_zen5_vm()
   l2_leaf[3] = saved
   -- what it is told of rep stosb at 4 times the L2 (the probe's or a
   -- recording's ratio, its time over the vector fill's): as fast (under
-  -- 1.1) opens the window until fills stream, and zero streams with them;
-  -- slower, or unmeasured, keeps it to 4 times the L2
+  -- 1.1) opens the window until fills stream, and zero streams from twice
+  -- the copies' threshold, not with copies; slower, or unmeasured, keeps it
+  -- to 4 times the L2
   d = avxbuf.decide { leaves = leaves, xcr0 = 0xE7 }
   lu.assertEquals({ d.rep_stosb_probe_size, d.rep_stosb_beyond_l2 }, { 4 * MiB, "unmeasured" })
   local told = {}
@@ -318,7 +322,8 @@ function TestPolicy.test_recorded_zen5_vm()
     if h.X86 and t.rep_stosb_beyond_l2 == "as fast" then
       lu.assertEquals(t.picks.zero, { { from = 0, kernel = "avx512" }, { from = 1 * MiB, kernel = "rep_stosb" },
                                       { from = 32 * MiB, kernel = "avx512_nt" } })
-      lu.assertEquals(t.picks.fill, t.picks.zero)
+      lu.assertEquals(t.picks.fill, { { from = 0, kernel = "avx512" }, { from = 1 * MiB, kernel = "rep_stosb" },
+                                      { from = 64 * MiB, kernel = "avx512_nt" } })
       lu.assertEquals(t.picks.copy, d.picks.copy)
     elseif h.X86 then
       lu.assertEquals(t.picks, d.picks)
@@ -359,9 +364,14 @@ function TestPolicy.test_recorded_zen5_topoext_vm()
   lu.assertEquals({ d.rep_movsb_threshold, d.rep_movsb_stop_threshold, d.rep_stosb_threshold,
                     d.rep_stosb_stop_threshold, d.nontemporal_threshold },
                   { 32 * 1024 - 1, 0, 1 * MiB - 1, 4 * MiB, 16 * MiB })
+  -- the plan of the VM above but for fills, which stream from twice the
+  -- copies' threshold here: this L3 leaf is no cap
   local other = avxbuf.decide { leaves = parse_dump(read_file("spec/data/zen5-vm-cpuid.txt")), xcr0 = 0xE7 }
-  lu.assertEquals(d.picks, other.picks)
+  lu.assertEquals({ d.picks.copy, d.picks.zero, d.picks.find }, { other.picks.copy, other.picks.zero, other.picks.find })
+  lu.assertEquals(d.fill_nontemporal_factor, 2)
   if h.X86 then
+    lu.assertEquals(d.picks.fill, { { from = 0, kernel = "avx512" }, { from = 1 * MiB, kernel = "rep_stosb" },
+                                    { from = 4 * MiB, kernel = "avx512" }, { from = 32 * MiB, kernel = "avx512_nt" } })
     lu.assertEquals(d.picks.copy, { { from = 0, kernel = "avx512" }, { from = 32 * 1024, kernel = "rep_movsb" },
                                     { from = 16 * MiB, kernel = "avx512_nt" } })
   end

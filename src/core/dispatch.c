@@ -253,16 +253,18 @@ static void effective(const avxbuf_state *st, const avxbuf_machine *m, const avx
   e[K_NONTEMPORAL_THRESHOLD] = requested_or(st, K_NONTEMPORAL_THRESHOLD, d->nontemporal_threshold);
   /* A copy of n bytes streams 2n through the cache, a fill n: unless told
    * (glibc 2.40's x86_memset_non_temporal_threshold), fills stream from
-   * twice the copy threshold (0, or past 2^62: never). */
-  long long nt = e[K_NONTEMPORAL_THRESHOLD];
+   * the policy's multiple (twice, or more: policy.c) of the copy threshold
+   * (0, or past 2^62: never). */
+  long long nt = e[K_NONTEMPORAL_THRESHOLD], f = d->fill_nontemporal_factor;
   e[K_MEMSET_NONTEMPORAL_THRESHOLD] =
-    requested_or(st, K_MEMSET_NONTEMPORAL_THRESHOLD, nt > AVXBUF_MAX_BYTES / 2 ? 0 : 2 * nt);
-  /* Zero streams with fills (glibc's memset threshold serves both), or,
-   * unless fills' threshold was told, where the policy says so (AMD), with
-   * copies. */
-  int as_copies = d->zero_streams_as_copies && st->requested.v[K_MEMSET_NONTEMPORAL_THRESHOLD] == AVXBUF_UNSET;
-  e[K_ZERO_NONTEMPORAL_THRESHOLD] =
-    requested_or(st, K_ZERO_NONTEMPORAL_THRESHOLD, as_copies ? nt : e[K_MEMSET_NONTEMPORAL_THRESHOLD]);
+    requested_or(st, K_MEMSET_NONTEMPORAL_THRESHOLD, nt > AVXBUF_MAX_BYTES / f ? 0 : f * nt);
+  /* Zero streams with a told fills' threshold (glibc's memset threshold
+   * serves both); else from twice the copies' (fills' too, unless the
+   * policy moved theirs), or, where the policy says so (AMD), with copies. */
+  int told = st->requested.v[K_MEMSET_NONTEMPORAL_THRESHOLD] != AVXBUF_UNSET;
+  long long zero = told ? e[K_MEMSET_NONTEMPORAL_THRESHOLD] : d->zero_streams_as_copies ? nt
+                 : nt > AVXBUF_MAX_BYTES / 2 ? 0 : 2 * nt;
+  e[K_ZERO_NONTEMPORAL_THRESHOLD] = requested_or(st, K_ZERO_NONTEMPORAL_THRESHOLD, zero);
   e[K_KERNEL] = requested_or(st, K_KERNEL, KERNEL_AUTO);
 }
 

@@ -185,8 +185,12 @@ static const char *limit_text(const avxbuf_cpu *cpu)
  * - non-temporal: half the last-level cache for copies, whose source and
  *   destination then exceed it, but at most 16 L2s: a large L3 is shared
  *   by cores (and, under a hypervisor, tenants) this thread cannot see, and glibc too
- *   takes a fraction (a quarter) of the chip's L3. Dispatch doubles it for
- *   zero and fill, which touch half the memory per byte.
+ *   takes a fraction (a quarter) of the chip's L3. Zero and fill, which
+ *   touch half the memory per byte, stream from twice it; from 4 times it
+ *   where the L3 leaf said more than any core can use (l3_capped), so the
+ *   L3 a core has is unknown beyond the cap: on the Zen 5 VM whose leaf
+ *   says 508 MiB temporal fills beat streaming ones at twice it in every
+ *   sweep recorded, and lost at 4 times it (docs/policy.md).
  * - AMD: zero streams from the copies' threshold, fill from twice it:
  *   there streaming stores of zeros outrun those of any other byte and beat
  *   temporal zeroing from where streaming copies do, and streaming fills do
@@ -230,6 +234,7 @@ static void thresholds(const avxbuf_cpu *cpu, const cpu_row *row, avxbuf_stosb_f
   out->nontemporal_source = !llc ? "no cache size read: 4 MiB (docs/policy.md)"
                           : capped ? "16 times the L2, no more than half the last-level cache (docs/policy.md)"
                           : "half the last-level cache (docs/policy.md)";
+  out->fill_nontemporal_factor = cpu->l3_capped ? 4 : 2;
   out->zero_streams_as_copies = cpu->vendor_id == V_AMD && !stosb_kept;
 }
 
@@ -253,6 +258,7 @@ void avxbuf_policy(const avxbuf_cpu *cpu, avxbuf_stosb_fact stosb, avxbuf_defaul
     out->rule = "not-x86";
     out->source = "the build's target architecture";
     out->avx3_threshold = 4096;
+    out->fill_nontemporal_factor = 2;
     snprintf(out->reason, sizeof out->reason, "%s: %s, so no SSE/AVX kernels; using the C library's memmove/memset",
              cpu->arch, strcmp(cpu->arch, "i386") ? "not an x86 processor"
                         : "built without SSE2 (the i386 baseline; -msse2 brings the kernels)");

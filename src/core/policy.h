@@ -28,7 +28,8 @@ typedef struct avxbuf_defaults {
   long long avx3_threshold;    /* bytes */
   long long rep_movsb_threshold, rep_movsb_stop_threshold, rep_stosb_threshold, rep_stosb_stop_threshold;
   long long nontemporal_threshold;
-  int zero_streams_as_copies;  /* 1: zero streams from the copies' threshold, not fills' (AMD) */
+  int zero_streams_as_copies;  /* 1: zero streams from the copies' threshold, not twice it (AMD) */
+  int fill_nontemporal_factor; /* fills stream from this many times nontemporal_threshold */
   long long rep_stosb_probe_size;  /* bytes: the fill whose rep stosb the policy needs measured (0: none) */
   avxbuf_stosb_fact rep_stosb;     /* what the policy was told of it */
   const char *thresholds_source;   /* where the string-instruction thresholds come from */

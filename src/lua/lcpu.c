@@ -62,7 +62,7 @@ static const field decision_fields[] = {
   FIELD(avxbuf_defaults, FT_LLONG, rep_stosb_threshold), FIELD(avxbuf_defaults, FT_LLONG, rep_stosb_stop_threshold),
   FIELD(avxbuf_defaults, FT_LLONG, nontemporal_threshold),
   FIELD(avxbuf_defaults, FT_BOOL, zero_streams_as_copies), FIELD(avxbuf_defaults, FT_STR, nontemporal_source),
-  FIELD(avxbuf_defaults, FT_LLONG, rep_stosb_probe_size),
+  FIELD(avxbuf_defaults, FT_LLONG, rep_stosb_probe_size), FIELD(avxbuf_defaults, FT_INT, fill_nontemporal_factor),
   FIELD(avxbuf_defaults, FT_STR, uarch), FIELD(avxbuf_defaults, FT_STR, licence_events),
   FIELD(avxbuf_defaults, FT_STR, rule),
   FIELD(avxbuf_defaults, FT_STR, source), FIELD(avxbuf_defaults, FT_CHARS, reason),
