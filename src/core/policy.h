@@ -15,9 +15,9 @@ typedef enum avxbuf_stosb_fact { STOSB_UNMEASURED, STOSB_SLOWER, STOSB_AS_FAST }
 extern const char *const avxbuf_stosb_fact_names[3];
 
 /* The fact a measurement gives: rep stosb's time over the vector fill's
- * (medians of the same rounds; 0: none taken), AS_FAST below 1 + the
- * margin. The one rule, for the probe, decide{rep_stosb_ratio} and
- * bench/plancheck.lua alike; the probe's A/A must be within the margin. */
+ * (medians of the same rounds; 0: none taken), AS_FAST below 1. The one
+ * rule, for the probe, decide{rep_stosb_ratio} and bench/plancheck.lua
+ * alike; the probe's A/A must be within the margin for it to count. */
 #define AVXBUF_STOSB_MARGIN 0.1
 avxbuf_stosb_fact avxbuf_stosb_fact_of(double ratio);
 
