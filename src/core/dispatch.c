@@ -210,9 +210,9 @@ void avxbuf_copy_more(const avxbuf_plan *p, void *d, const void *s, size_t n, av
 
 void avxbuf_fill_more(const avxbuf_plan *p, void *d, int byte, size_t n)
 {
-  if (n >= p->stosb_fact_from) {
+  if (n >= p->stosb_fact_from) {   /* (the fill below writes over what the measurement leaves) */
     size_t at = p->stosb_fact_from;
-    avxbuf_stosb_measure((unsigned char *)d, byte, at, p->string_fill,
+    avxbuf_stosb_measure((unsigned char *)d, at, p->string_fill,
                          (at >= p->wide_from ? &p->fill_wide : &p->fill_narrow)->k);
   }
   const avxbuf_kernel *k = avxbuf_pick_fill(p, n, byte);

@@ -36,6 +36,11 @@ static double median(double *v, int n)
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Fills of a byte other than 0: AMD cores stream zeros fast, so that
+ * rep stosb zeroing where it streams came near the vector loop (docs/
+ * policy.md, "Other defaults"), while a fill of any other byte shows it. */
+#define BYTE 0x5A
+
 static double timed(const avxbuf_kernel *k, unsigned char *d, int byte, size_t n)
 {
   double t0 = avxbuf_now();
@@ -65,9 +70,9 @@ static double twice(const avxbuf_kernel *k, unsigned char *d, int byte, size_t n
   return timed(k, d, byte, n);
 }
 
-static void measure(unsigned char *d, int byte, size_t size, const avxbuf_kernel *rep,
-                    const avxbuf_kernel *vector)
+static void measure(unsigned char *d, size_t size, const avxbuf_kernel *rep, const avxbuf_kernel *vector)
 {
+  const int byte = BYTE;
   double rep_s[ROUNDS], vec_s[ROUNDS], ratio[ROUNDS], aa[ROUNDS];
   double v1 = twice(vector, d, byte, size);
   for (int i = 0; i < ROUNDS; i++) {
@@ -88,15 +93,14 @@ static void measure(unsigned char *d, int byte, size_t size, const avxbuf_kernel
   record.fact = within_margin(record.aa) ? avxbuf_stosb_fact_of(record.ratio) : STOSB_UNMEASURED;
 }
 
-void avxbuf_stosb_measure(unsigned char *d, int byte, size_t size, const avxbuf_kernel *rep,
-                          const avxbuf_kernel *vector)
+void avxbuf_stosb_measure(unsigned char *d, size_t size, const avxbuf_kernel *rep, const avxbuf_kernel *vector)
 {
   int idle = IDLE;
   if (atomic_load_explicit(&state, memory_order_relaxed) != IDLE
       || !atomic_compare_exchange_strong_explicit(&state, &idle, MEASURING, memory_order_acquire,
                                                   memory_order_relaxed))
     return;
-  measure(d, byte, size, rep, vector);
+  measure(d, size, rep, vector);
   tries++;
   atomic_store_explicit(&state, record.fact == STOSB_UNMEASURED && tries < TRIES ? IDLE : DONE,
                         memory_order_release);

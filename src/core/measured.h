@@ -25,10 +25,10 @@ avxbuf_stosb_fact avxbuf_stosb_fact_now(void);
 /* The measurement, or NULL before it ends. */
 const avxbuf_stosb_probe *avxbuf_stosb_probe_get(void);
 
-/* Measures on d[0..size), which holds `byte` throughout afterwards (a fill
- * the caller was about to make: its pages are the caller's to touch), unless
- * this process has measured already or another thread is measuring. */
-void avxbuf_stosb_measure(unsigned char *d, int byte, size_t size, const avxbuf_kernel *rep,
-                          const avxbuf_kernel *vector);
+/* Measures on d[0..size), unless this process has measured already or
+ * another thread is measuring. d is the destination of a fill the caller is
+ * about to make, which must follow: the measurement leaves other bytes
+ * there. */
+void avxbuf_stosb_measure(unsigned char *d, size_t size, const avxbuf_kernel *rep, const avxbuf_kernel *vector);
 
 #endif
