@@ -367,7 +367,8 @@ function TestPolicy.test_recorded_zen5_topoext_vm()
   -- the plan of the VM above but for fills, which stream from twice the
   -- copies' threshold here: this L3 leaf is no cap
   local other = avxbuf.decide { leaves = parse_dump(read_file("spec/data/zen5-vm-cpuid.txt")), xcr0 = 0xE7 }
-  lu.assertEquals({ d.picks.copy, d.picks.zero, d.picks.find }, { other.picks.copy, other.picks.zero, other.picks.find })
+  lu.assertEquals({ d.picks.copy, d.picks.zero, d.picks.find },
+                  { other.picks.copy, other.picks.zero, other.picks.find })
   lu.assertEquals(d.fill_nontemporal_factor, 2)
   if h.X86 then
     lu.assertEquals(d.picks.fill, { { from = 0, kernel = "avx512" }, { from = 1 * MiB, kernel = "rep_stosb" },
