@@ -532,9 +532,10 @@ function TestLiveCpu.test_the_rep_stosb_measurement()
     local p = cpu.rep_stosb_probe or {}
     io.write(string.format("size %d probe %s %s %s %s %s %s %s\n", size, tostring(p.size), tostring(p.rounds),
       tostring(p.ratio), tostring(p.aa), tostring(p.fact), tostring(p.rep_ns), tostring(p.vector_ns)))
-    io.write(string.format("told %s stop %d zero %d fill8 %s zero16 %s vector %s\n", cpu.rep_stosb_beyond_l2,
-      c.rep_stosb_stop_threshold, c.zero_nontemporal_threshold, avxbuf.kernel("fill", 8 * 2 ^ 20),
-      avxbuf.kernel("zero", 16 * 2 ^ 20), avxbuf.kernel("fill", 8 * 2 ^ 20, "vector")))
+    io.write(string.format("told %s stop %d nt %d fills %d zero %d amd %s fill %s zero %s vector %s streaming %s\n",
+      cpu.rep_stosb_beyond_l2, c.rep_stosb_stop_threshold, c.nontemporal_threshold, c.memset_nontemporal_threshold,
+      c.zero_nontemporal_threshold, tostring(cpu.vendor == "AuthenticAMD"), avxbuf.kernel("fill", n),
+      avxbuf.kernel("zero", n), avxbuf.kernel("fill", n, "vector"), avxbuf.kernel("fill", n, "streaming")))
   ]])
   lu.assertEquals(status, 0, out)
   lu.assertStrContains(out, "before nil\n")
@@ -552,13 +553,15 @@ function TestLiveCpu.test_the_rep_stosb_measurement()
   lu.assertTrue(tonumber(rep_ns) > 0 and tonumber(vector_ns) > 0, out)
   local want = not (aa > 0.9 and aa < 1.1) and "unmeasured" or ratio < 1 and "as fast" or "slower"
   lu.assertEquals(fact, want, out)
-  local told, stop, zero, fill8, zero16, vector =
-    out:match("told (.-) stop (%d+) zero (%d+) fill8 (%S+) zero16 (%S+) vector (%S+)")
+  -- the settings and the kernels at that size follow the fact (config and
+  -- kernel() read after it)
+  local told, stop, nt, fills, zero, on_amd, kfill, kzero, vector, streaming = out:match(
+    "told (.-) stop (%d+) nt (%d+) fills (%d+) zero (%d+) amd (%a+) fill (%S+) zero (%S+) vector (%S+) streaming (%S+)")
+  stop, nt, fills, zero = tonumber(stop), tonumber(nt), tonumber(fills), tonumber(zero)
   lu.assertEquals(told, fact, out)
-  if fact == "as fast" then
-    lu.assertEquals({ tonumber(stop), fill8, zero16 }, { 0, "rep_stosb", "rep_stosb" }, out)
-  else
-    lu.assertEquals({ tonumber(stop), fill8 }, { size, vector }, out)
-  end
-  lu.assertTrue(tonumber(zero) >= 16 * MiB, out)
+  local fast = fact == "as fast"
+  lu.assertEquals(stop, fast and 0 or size, out)
+  lu.assertEquals(zero, (on_amd == "true" and not fast) and nt or 2 * nt, out)
+  local within = fast and "rep_stosb" or vector
+  lu.assertEquals({ kfill, kzero }, { size < fills and within or streaming, size < zero and within or streaming }, out)
 end

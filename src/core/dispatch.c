@@ -212,8 +212,7 @@ void avxbuf_fill_more(const avxbuf_plan *p, void *d, int byte, size_t n)
 {
   if (n >= p->stosb_fact_from) {   /* (the fill below writes over what the measurement leaves) */
     size_t at = p->stosb_fact_from;
-    avxbuf_stosb_measure((unsigned char *)d, at, p->string_fill,
-                         (at >= p->wide_from ? &p->fill_wide : &p->fill_narrow)->k);
+    avxbuf_stosb_measure((unsigned char *)d, at, p->string_fill, p->stosb_vector);
   }
   const avxbuf_kernel *k = avxbuf_pick_fill(p, n, byte);
   if (n <= 16 && k->vector_bits > 0) fill_le16((unsigned char *)d, byte, n);
@@ -273,27 +272,33 @@ void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m)
   avxbuf_stosb_fact fact = fact_on(m);
   const avxbuf_defaults *d = &m->defaults[fact];
   avxbuf_plan *p = &st->plan;
+  st->fact = fact;
   effective(st, m, d, st->effective.v);
   plan(st, m);
   /* Where a measurement is still to come and would move this state's
-   * window, its plan holds the other answer's ends too. */
+   * window, its plan holds the other answer's ends too, and the kernel the
+   * measurement weighs rep stosb against: the default's, whatever this
+   * state's knobs, since the answer serves every state. */
   p->stosb_fact_from = SIZE_MAX;
   p->rep_stosb_kept_until = p->rep_stosb_until;
   p->nontemporal_zero_kept_from = p->nontemporal_zero_from;
-  if (m->measures && fact == STOSB_UNMEASURED && d->rep_stosb_probe_size > 0
+  p->stosb_vector = NULL;
+  if (m->measures && fact == STOSB_UNMEASURED && d->rep_stosb_probe_size > 0 && m->cpu->has[F_ERMS]
       && st->effective.v[K_KERNEL] == KERNEL_AUTO) {
     avxbuf_settings kept = avxbuf_settings_unset();   /* (every knob effective() sets) */
     effective(st, m, &m->defaults[STOSB_AS_FAST], kept.v);
     p->rep_stosb_kept_until = threshold_size(kept.v[K_REP_STOSB_STOP_THRESHOLD]);
     p->nontemporal_zero_kept_from = threshold_size(kept.v[K_ZERO_NONTEMPORAL_THRESHOLD]);
-    if (p->rep_stosb_kept_until != p->rep_stosb_until || p->nontemporal_zero_kept_from != p->nontemporal_zero_from)
+    if (p->rep_stosb_kept_until != p->rep_stosb_until || p->nontemporal_zero_kept_from != p->nontemporal_zero_from) {
       p->stosb_fact_from = threshold_size(d->rep_stosb_probe_size);
+      p->stosb_vector = family(m, d->use_avx, d->max_vector_size).k;
+    }
   }
 }
 
 void avxbuf_state_current(avxbuf_state *st)
 {
-  if (st->plan.stosb_fact_from != SIZE_MAX && avxbuf_stosb_fact_now() != STOSB_UNMEASURED) avxbuf_state_resolve(st);
+  if (st->fact != avxbuf_stosb_fact_now()) avxbuf_state_resolve(st);
 }
 
 void avxbuf_state_default_on(avxbuf_state *st, const avxbuf_machine *m)

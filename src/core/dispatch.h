@@ -38,12 +38,14 @@ typedef struct avxbuf_plan {
   avxbuf_family copy_narrow, copy_wide, fill_narrow, fill_wide;
   size_t wide_from, rep_movsb_from, rep_movsb_until, rep_stosb_from, rep_stosb_until;
   size_t nontemporal_copy_from, nontemporal_fill_from, nontemporal_zero_from;
-  /* From stosb_fact_from (SIZE_MAX: never) a fill's kernel depends on what
-   * this process measures at its first fill of that size (measured.h): where
-   * rep stosb was AS_FAST its window ends at rep_stosb_kept_until and zero
-   * streams from nontemporal_zero_kept_from. A state resolved after the
-   * measurement has these in the fields above. */
+  /* Where stosb_fact_from is not SIZE_MAX, a fill's kernel depends on what
+   * this process measures at its first fill of that size (measured.h), with
+   * stosb_vector, the default's vector kernel there: where rep stosb was
+   * AS_FAST its window ends at rep_stosb_kept_until and zero streams from
+   * nontemporal_zero_kept_from. A state resolved after the measurement has
+   * these in the fields above. */
   size_t stosb_fact_from, rep_stosb_kept_until, nontemporal_zero_kept_from;
+  const avxbuf_kernel *stosb_vector;
   const avxbuf_kernel *string_copy, *string_fill;   /* the rep_* windows' kernels */
   /* Below the first of the thresholds one kernel serves every size: the
    * one the picks below return there, with its function at hand, so that a
@@ -103,6 +105,7 @@ typedef struct avxbuf_state {
   avxbuf_settings at_load;     /* what AVXBUF_OPTIONS set; reset() returns here */
   avxbuf_settings requested;   /* AVXBUF_UNSET where the default applies */
   avxbuf_settings effective;
+  avxbuf_stosb_fact fact;      /* what had been measured when it was resolved */
   avxbuf_plan plan;
 } avxbuf_state;
 
@@ -151,7 +154,7 @@ static inline const avxbuf_kernel *avxbuf_pick_fill(const avxbuf_plan *p, size_t
 {
   if (n < p->fill_small_below) return p->fill_small;
   const avxbuf_family *f = n >= p->wide_from ? &p->fill_wide : &p->fill_narrow;
-  int kept = n >= p->stosb_fact_from && avxbuf_stosb_fact_now() == STOSB_AS_FAST;
+  int kept = p->stosb_fact_from != SIZE_MAX && avxbuf_stosb_fact_now() == STOSB_AS_FAST;
   if (n >= (byte ? p->nontemporal_fill_from : kept ? p->nontemporal_zero_kept_from : p->nontemporal_zero_from))
     return f->k_nt;
   if (n >= p->rep_stosb_from && n < (kept ? p->rep_stosb_kept_until : p->rep_stosb_until)) return p->string_fill;

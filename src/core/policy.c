@@ -179,7 +179,8 @@ static const char *limit_text(const avxbuf_cpu *cpu)
  *   From 4 x L2 it keeps it on some machines and streams on others with
  *   the same CPUID, so the window's end there is measured (measured.h):
  *   where rep stosb fills as fast as the vector loop it runs until fills
- *   stream, and zero streams with fills, not copies; otherwise, or before
+ *   stream, and zero from twice the copies' threshold, not from it (as
+ *   fills do, unless the L3 leaf was capped: below); otherwise, or before
  *   the measurement, it ends at 4 x L2, as a streaming fill loses more
  *   than a cached one gains (docs/policy.md, "Other defaults").
  * - non-temporal: half the last-level cache for copies, whose source and
@@ -204,9 +205,9 @@ static void thresholds(const avxbuf_cpu *cpu, const cpu_row *row, avxbuf_stosb_f
     out->rep_movsb_threshold = (32 << 10) - 1;   /* taken above it: from 32 KiB */
     out->rep_movsb_stop_threshold = 0;   /* no end: streaming copies end it */
     out->rep_stosb_threshold = (long long)cpu->l2 - 1;   /* from the L2 size */
-    out->rep_stosb_probe_size = 4 * (long long)cpu->l2;
+    out->rep_stosb_probe_size = cpu->has[F_ERMS] ? 4 * (long long)cpu->l2 : 0;   /* no rep stosb kernel: nothing to measure */
     stosb_kept = stosb == STOSB_AS_FAST;
-    out->rep_stosb_stop_threshold = stosb_kept ? 0 : out->rep_stosb_probe_size;   /* 0: until fills stream */
+    out->rep_stosb_stop_threshold = stosb_kept ? 0 : 4 * (long long)cpu->l2;   /* 0: until fills stream */
     out->thresholds_source =
       stosb == STOSB_AS_FAST ? "this processor's row (docs/policy.md): with FSRM, rep movsb from 32 KiB until copies "
                               "stream (nontemporal_threshold), rep stosb from the L2 size until fills stream, as "

@@ -104,9 +104,8 @@ static const field probe_fields[] = {
 };
 
 /* The measurement this process made, as cpu().rep_stosb_probe (nil before). */
-static void set_probe(lua_State *L)
+static void set_probe(lua_State *L, const avxbuf_stosb_probe *r)
 {
-  const avxbuf_stosb_probe *r = avxbuf_stosb_probe_get();
   if (r == NULL) return;
   lua_createtable(L, 0, NFIELDS(probe_fields) + 1);
   set_fields(L, r, probe_fields, NFIELDS(probe_fields));
@@ -120,12 +119,15 @@ static void set_probe(lua_State *L)
 static int l_cpu(lua_State *L)
 {
   const avxbuf_machine *m = avxbuf_machine_get();
-  const avxbuf_defaults *d = avxbuf_machine_defaults(m);
+  /* The measurement read once, and the decision of what it says: another
+   * thread may finish one meanwhile. */
+  const avxbuf_stosb_probe *probe = avxbuf_stosb_probe_get();
+  const avxbuf_defaults *d = &m->defaults[probe ? probe->fact : STOSB_UNMEASURED];
   avxbuf_state_current(STATE(L));
   lua_newtable(L);
   set_cpu(L, m->cpu);
   set_decision(L, d);
-  set_probe(L);
+  set_probe(L, probe);
   avxbuf_set_overrides(L, &STATE(L)->effective);
   lua_newtable(L);   /* the decision alone */
   set_decision(L, d);
