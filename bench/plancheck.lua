@@ -121,9 +121,9 @@ local cells, order = load(args.sweeps)
 -- size, rep stosb's time over the vector kernel's, median over the pick
 -- runs (each run's rows are paired ratios to the C library).
 local function stosb_ratio(d)
+  if args.rep_stosb_ratio then return tonumber(args.rep_stosb_ratio) end
   local size = d.rep_stosb_probe_size
   local cell = size > 0 and cells[string.format("fill %d 0/0 -1", size)]
-  if args.rep_stosb_ratio then return tonumber(args.rep_stosb_ratio) end
   if not cell then return nil end
   local vector
   for _, p in ipairs(d.picks.fill) do if size >= p.from then vector = p.kernel end end

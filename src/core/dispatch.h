@@ -16,7 +16,7 @@
  * measurement may give (measured.h); or a machine described to decide{}. */
 typedef struct avxbuf_machine {
   const avxbuf_cpu *cpu;
-  avxbuf_defaults defaults[3];   /* the policy's, for each avxbuf_stosb_fact */
+  avxbuf_defaults defaults[3];   /* the policy's, for each avxbuf_stosb_fact (described: its fact's only) */
   int emulated;       /* AVX-512 kernels are SIMDe code: level 3 always allowed */
   int measures;       /* 1: this process's machine, whose fact is avxbuf_stosb_fact_now() */
   avxbuf_stosb_fact fact;        /* else the fact it was described with */

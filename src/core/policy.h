@@ -17,8 +17,7 @@ extern const char *const avxbuf_stosb_fact_names[3];
 /* The fact a measurement gives: rep stosb's time over the vector fill's
  * (medians of the same rounds; 0: none taken), AS_FAST below 1. The one
  * rule, for the probe, decide{rep_stosb_ratio} and bench/plancheck.lua
- * alike; the probe's A/A must be within the margin for it to count. */
-#define AVXBUF_STOSB_MARGIN 0.1
+ * alike. */
 avxbuf_stosb_fact avxbuf_stosb_fact_of(double ratio);
 
 typedef struct avxbuf_defaults {

@@ -276,8 +276,9 @@ static int l_decide(lua_State *L)
       luaL_argerror(L, 1, "field 'rep_stosb_ratio' must be a positive number (rep stosb's time over the vector fill's)");
   }
   lua_pop(L, 1);
+  /* A machine described measures nothing: only its fact's defaults are read. */
   avxbuf_machine there = { &cpu, { { 0 } }, 0, 0, avxbuf_stosb_fact_of((double)ratio) };
-  for (int f = 0; f < 3; f++) avxbuf_policy(&cpu, (avxbuf_stosb_fact)f, &there.defaults[f]);
+  avxbuf_policy(&cpu, there.fact, &there.defaults[there.fact]);
   lua_newtable(L);
   set_cpu(L, &cpu);
   set_decision(L, avxbuf_machine_defaults(&there));
