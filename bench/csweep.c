@@ -4,10 +4,11 @@
  * costs more than the kernel (bench/kernels.lua), so this is where kernels
  * are judged at those sizes.
  *
- *   build/bench/csweep [--quick] [--sizes LO:HI] [--json FILE]
+ *   build/bench/csweep [--quick] [--sizes LO:HI] [--seed N] [--json FILE]
  *
  * --sizes keeps only the cells from LO to HI bytes (a closer look at a few
- * size classes, in the same interleaved rounds).
+ * size classes, in the same interleaved rounds); --seed N (default 0) gives
+ * the rounds' orders and placements.
  *
  * Rows: the default dispatch, its twin (the same code reading a copy of the
  * plan that lies elsewhere: while the dispatch read three words of the plan
@@ -23,9 +24,12 @@
  * page-aliasing cases, where a copy's loads and stores look alike to the
  * store-forwarding logic). Each cell: the median over interleaved rounds of
  * GB/s, and the median of the per-round ratios to the C library; in the
- * JSON also the kernel the default runs there and the row timing it
- * (default_kernel, default_row: plancheck's dispatch tax). */
+ * JSON also each row's time a call in every round (ns, in round order:
+ * plancheck pairs two rows round by round), the kernel the default runs
+ * there and the row timing it (default_kernel, default_row: plancheck's
+ * dispatch tax). */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,17 +131,36 @@ typedef struct cell {
   int doff, soff;   /* within 64 bytes */
   long dist;        /* dst - src modulo 4096, or -1 */
   double gbs[MAX_TIMED], ratio[MAX_TIMED];
+  double secs[MAX_TIMED][MAX_ROUNDS];   /* a call's time, each round's */
 } cell;
 
 static timed rows[MAX_TIMED];
 static int nrows, rounds, libc_row, sse2_row = -1;
 static double min_time;
 
-/* 0..n-1 in a random order (Fisher-Yates; a fixed seed, so that a run can
- * be repeated). */
+/* The state of a xorshift64 generator for seed (--seed; 0 is the sweep's
+ * orders and placements before the option existed): multiplied by an odd
+ * constant, so that each seed gives a state of its own, and never 0, where
+ * xorshift stays. */
+static uint64_t seeded(uint64_t base, uint64_t seed)
+{
+  uint64_t x = base ^ (seed * 0x9E3779B97F4A7C15u);
+  return x ? x : base;
+}
+
+static uint64_t seed;
+
+/* 0..n-1 in a random order (Fisher-Yates; from --seed, so that a run can be
+ * repeated). The runs make check-default judges each have a seed of their
+ * own: with one seed for all, a cell's rows ran in the same orders in every
+ * run, and a row that followed rows which slow the next one down (after a
+ * 256-bit fill, a 64 KiB fill's next ones ran at about 175 GB/s where they
+ * reached 210-235 after others, docs/runs/zen5-vm-2026-12-06.md) was slow in
+ * the runs its pick was made on and in those it was judged on alike. */
 static void shuffle(int *order, int n)
 {
-  static uint64_t x = 0x9E3779B97F4A7C15u;
+  static uint64_t x;
+  if (!x) x = seeded(0x9E3779B97F4A7C15u, seed);
   for (int i = 0; i < n; i++) order[i] = i;
   for (int i = n - 1; i > 0; i--) {
     x ^= x << 13; x ^= x >> 7; x ^= x << 17;   /* xorshift64 */
@@ -155,10 +178,11 @@ static void shuffle(int *order, int n)
  * stores cover lost in every round, the default at one placement and a
  * kernel's row at another (docs/benchmarks.md). Placed anew each round,
  * every row meets the same placements. (Its own xorshift: shuffle's order
- * stays that of its fixed seed.) */
+ * stays that of its own seed.) */
 static size_t placement(void)
 {
-  static uint64_t x = 0xD1B54A32D192ED03u;
+  static uint64_t x;
+  if (!x) x = seeded(0xD1B54A32D192ED03u, seed);
   x ^= x << 13; x ^= x >> 7; x ^= x << 17;
   return (size_t)(x % 64) * 64;
 }
@@ -168,7 +192,7 @@ static size_t placement(void)
  * written once: it has no stores to alias). */
 static void measure(cell *c, unsigned char *d, const unsigned char *s)
 {
-  double secs[MAX_TIMED][MAX_ROUNDS];
+  double (*secs)[MAX_ROUNDS] = c->secs;
   long reps[MAX_TIMED];
   /* Each row calibrated on itself: enough repetitions for min_time. With
    * every row given the C library's count, a streaming row at a size it
@@ -273,7 +297,8 @@ int main(int argc, char **argv)
     if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
     else if (!strcmp(argv[i], "--sizes") && i + 1 < argc && sscanf(argv[++i], "%zu:%zu", &lo, &hi) == 2) continue;
-    else { fprintf(stderr, "usage: csweep [--quick] [--sizes LO:HI] [--json FILE]\n"); return 2; }
+    else if (!strcmp(argv[i], "--seed") && i + 1 < argc && sscanf(argv[++i], "%" SCNu64, &seed) == 1) continue;
+    else { fprintf(stderr, "usage: csweep [--quick] [--sizes LO:HI] [--seed N] [--json FILE]\n"); return 2; }
   }
   rounds = quick ? 5 : 11;
   min_time = quick ? 20e-6 : 50e-6;
@@ -308,10 +333,10 @@ int main(int argc, char **argv)
   size_t max = quick ? (16u << 20) : (64u << 20);
   for (int op = OP_COPY; op <= OP_FIND; op++) {
     for (size_t n = op == OP_FIND ? 64 : 16; n <= max; n *= quick ? 4 : 2)
-      cells[ncells++] = (cell){ op, n, 0, 0, -1, { 0 }, { 0 } };
+      cells[ncells++] = (cell){ .op = op, .n = n, .dist = -1 };
     static const size_t odd[] = { 100, 1000, 3000, 100000 };
     for (size_t k = 0; k < sizeof odd / sizeof odd[0]; k++)
-      cells[ncells++] = (cell){ op, odd[k], 0, 0, -1, { 0 }, { 0 } };
+      cells[ncells++] = (cell){ .op = op, .n = odd[k], .dist = -1 };
   }
   static const int offs[] = { 0, 1, 31, 63 };
   static const long dists[] = { 0, 1, 2, 16, 32, 48, 63, 64, 2048 };
@@ -321,10 +346,11 @@ int main(int argc, char **argv)
   for (int g = 0; g < ngrid; g++) {
     for (int a = 0; a < 4; a++)
       for (int b = 0; b < 4; b++)
-        if (a || b) cells[ncells++] = (cell){ OP_COPY, grid_sizes[g], offs[a], offs[b], -1, { 0 }, { 0 } };
+        if (a || b)
+          cells[ncells++] = (cell){ .op = OP_COPY, .n = grid_sizes[g], .doff = offs[a], .soff = offs[b], .dist = -1 };
     for (size_t k = 0; k < sizeof dists / sizeof dists[0]; k++)
       if (grid_sizes[g] >= 1024)
-        cells[ncells++] = (cell){ OP_COPY, grid_sizes[g], 0, 0, dists[k], { 0 }, { 0 } };
+        cells[ncells++] = (cell){ .op = OP_COPY, .n = grid_sizes[g], .dist = dists[k] };
   }
 
   int kept = 0;
@@ -339,9 +365,9 @@ int main(int argc, char **argv)
   size_t span = max + 3 * 4096;
   unsigned char *arena = aligned_alloc_or_die(2 * span);
   const avxbuf_machine *m = avxbuf_machine_get();
-  printf("# build/bench/csweep%s: %s; GB/s, median of %d interleaved rounds; "
+  printf("# build/bench/csweep%s --seed %" PRIu64 ": %s; GB/s, median of %d interleaved rounds; "
          "x = median of per-round ratios to libc (above 1: faster than libc)\n",
-         quick ? " --quick" : "", avxbuf_machine_defaults(m)->reason, rounds);
+         quick ? " --quick" : "", seed, avxbuf_machine_defaults(m)->reason, rounds);
 
   for (int i = 0; i < ncells; i++) {
     cell *c = &cells[i];
@@ -415,7 +441,8 @@ int main(int argc, char **argv)
   if (json) {
     FILE *f = fopen(json, "w");
     if (!f) { perror(json); return 1; }
-    fprintf(f, "{\"reason\": \"%s\", \"rounds\": %d, \"cells\": [", avxbuf_machine_defaults(m)->reason, rounds);
+    fprintf(f, "{\"reason\": \"%s\", \"rounds\": %d, \"seed\": %" PRIu64 ", \"cells\": [",
+            avxbuf_machine_defaults(m)->reason, rounds, seed);
     for (int i = 0; i < ncells; i++) {
       const cell *c = &cells[i];
       int kr = default_kernel_row(c);
@@ -423,9 +450,12 @@ int main(int argc, char **argv)
               "\"distance_mod_4096\": %ld, \"default_kernel\": \"%s\", \"default_row\": %s%s%s, \"rows\": {",
               i ? "," : "", avxbuf_op_names[c->op], c->n, c->doff, c->soff, c->dist, default_kernel(c)->name,
               kr < 0 ? "" : "\"", kr < 0 ? "null" : rows[kr].name, kr < 0 ? "" : "\"");
-      for (int r = 0; r < nrows; r++)
-        fprintf(f, "%s\"%s\": {\"gbs\": %.4f, \"ratio_to_libc\": %.4f}", r ? ", " : "", rows[r].name,
+      for (int r = 0; r < nrows; r++) {
+        fprintf(f, "%s\"%s\": {\"gbs\": %.4f, \"ratio_to_libc\": %.4f, \"ns\": [", r ? ", " : "", rows[r].name,
                 c->gbs[r], c->ratio[r]);
+        for (int k = 0; k < rounds; k++) fprintf(f, "%s%.5g", k ? ", " : "", c->secs[r][k] * 1e9);
+        fprintf(f, "]}");
+      }
       fprintf(f, "}}");
     }
     fprintf(f, "\n]}\n");

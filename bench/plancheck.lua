@@ -2,11 +2,16 @@
 -- from 256 B, the default against the best row of the cell (any kernel, the
 -- string instructions, or the C library), that row picked on half the runs
 -- and both judged on the other half (medians), and against the C library;
--- beside it, a twin control. No timing is taken here. Rows are compared by
--- their ratio to the C library (each the median of per-round ratios, so
--- paired within rounds), not by GB/s: a stretch of slow rounds (the other
+-- beside it, a twin control. No timing is taken here. Two rows are compared
+-- round by round (each run's median of their per-round time ratios, csweep's
+-- ns; the median over runs), not by GB/s: a stretch of slow rounds (the other
 -- core, another tenant) moves every row's time in those rounds alike, but
--- could move one row's median GB/s and not its neighbour's.
+-- could move one row's median GB/s and not its neighbour's. Nor through
+-- their ratios to the C library, which pair each with a third row: where
+-- that row's own time has two modes (memmem from 8 KiB on the Zen 5 VM),
+-- rows of equal times had medians of 2.4x and 3.1x it in one run
+-- (docs/runs/zen5-vm-2026-12-06.md). Sweeps made before csweep gave the
+-- rounds' times are paired through those ratios.
 --   lua5.4 bench/plancheck.lua SWEEP.json...
 -- judges the sweeps' own "default" row (make check-default: this machine);
 --   lua5.4 bench/plancheck.lua --dump CPUID.txt [--xcr0 N] [--rep-movsb-as ROW:FROM:TO]
@@ -95,7 +100,8 @@ end
 
 local PICK, JUDGE = 1, 2   -- (the parity of the runs each is taken from: runs_of, below)
 
--- Cells by key, each row's ratio to the C library over the runs, and the
+-- Cells by key, each row's ratio to the C library over the runs and its
+-- rounds' times in each run (ns; nil where the sweep has none), and the
 -- row timing the default's kernel in each run (false: none does; nil: the
 -- sweep does not say, made before csweep did).
 local function load(paths)
@@ -103,12 +109,17 @@ local function load(paths)
   for run, path in ipairs(paths) do
     for _, c in ipairs(cjson.decode(bench.read_file(path)).cells) do
       local key = string.format("%s %d %d/%d %d", c.op, c.size, c.dst_offset, c.src_offset, c.distance_mod_4096)
-      if not cells[key] then cells[key] = { cell = c, rows = {}, kernel_rows = {} }; order[#order + 1] = key end
+      if not cells[key] then
+        cells[key] = { cell = c, rows = {}, ns = {}, kernel_rows = {} }
+        order[#order + 1] = key
+      end
       if c.default_kernel then cells[key].kernel_rows[run] = c.default_row ~= cjson.null and c.default_row end
       for name, r in pairs(c.rows) do
         local t = cells[key].rows[name] or {}
         t[#t + 1] = r.ratio_to_libc
         cells[key].rows[name] = t
+        cells[key].ns[name] = cells[key].ns[name] or {}
+        cells[key].ns[name][#t] = r.ns
       end
     end
   end
@@ -153,6 +164,24 @@ local function runs_of(v, parity)
   return t
 end
 
+-- Row a's speed over row b's in a cell on the runs of that parity: in each
+-- run the median of their per-round ratios, then the median over the runs.
+local function paired(cell, a, b, parity)
+  local ra, rb, na, nb = cell.rows[a], cell.rows[b], cell.ns[a], cell.ns[b]
+  local t = {}
+  for run = #ra < 2 and 1 or parity, #ra, #ra < 2 and 1 or 2 do
+    local ta, tb = na[run], nb[run]
+    if ta and tb then
+      local q = {}
+      for i = 1, #ta do q[i] = tb[i] / ta[i] end
+      t[#t + 1] = bench.median(q)
+    else
+      t[#t + 1] = ra[run] / rb[run]
+    end
+  end
+  return bench.median(t)
+end
+
 -- Judges the row that stands for `who` (a row name, or nil: the picks) in
 -- every cell: the best of the other rows (the sweep's default row is a plan
 -- dispatching to those same kernels, not a candidate) against it.
@@ -173,7 +202,6 @@ local function judge(who)
           picked_best, best_name = on_pick, name
         end
       end
-      local best = med[best_name]
       local k = who or picked(c.op, c.size)
       local row = k
       if (k == "rep_movsb" or k == "rep_stosb") and med.rep then row = "rep" end   -- the sweep's row for both
@@ -184,7 +212,7 @@ local function judge(who)
         r.unjudged = r.unjudged + 1
       else
         r.judged = r.judged + 1
-        local ratio = med[row] / best
+        local ratio = paired(cells[key], row, best_name, JUDGE)
         r.ratios[#r.ratios + 1] = ratio
         if ratio < 0.95 then r.below[#r.below + 1] = { key = key, kernel = k, ratio = ratio, best = best_name } end
         if ratio < 0.90 then r.below_90 = r.below_90 + 1 end
@@ -195,7 +223,7 @@ local function judge(who)
           if med[row] >= 0.98 then r.small_libc = r.small_libc + 1
           else r.small_below[#r.small_below + 1] = string.format("%s %.2fx", key, med[row]) end
         end
-        if med.default and med.default / best < 0.95 then r.was_below = r.was_below + 1 end
+        if med.default and paired(cells[key], "default", best_name, JUDGE) < 0.95 then r.was_below = r.was_below + 1 end
       end
     end
   end
@@ -260,7 +288,7 @@ local function twin_ratios(a, b, copies_only, runs)
   for _, key in ipairs(order) do
     local c, rows = cells[key].cell, cells[key].rows
     if (c.op == "copy" or not copies_only) and c.size >= tonumber(args.from) and rows[a] and rows[b] then
-      twins[#twins + 1] = bench.median(runs_of(rows[a], runs)) / bench.median(runs_of(rows[b], runs))
+      twins[#twins + 1] = paired(cells[key], a, b, runs)
     end
   end
   table.sort(twins)
@@ -296,8 +324,7 @@ local function tax_readout()
       end
       if not rows.default then lacking = "the default row" end
       if row and rows[row] then
-        taxes[#taxes + 1] = { key = key, row = row, ratio = bench.median(runs_of(rows.default, JUDGE))
-                                                            / bench.median(runs_of(rows[row], JUDGE)) }
+        taxes[#taxes + 1] = { key = key, row = row, ratio = paired(cells[key], "default", row, JUDGE) }
       else
         no_row = no_row + 1
       end
@@ -317,8 +344,8 @@ local function tax_readout()
   for _, b in ipairs(v.beyond) do
     local twin = cells[b.key].rows.default_twin
     print(string.format("%-28s default %.2fx the %s row, the kernel it runs%s", b.key, b.ratio, b.row,
-      twin and string.format(" (the default's twin there: %.2fx the default)", bench.median(runs_of(twin, JUDGE))
-                             / bench.median(runs_of(cells[b.key].rows.default, JUDGE))) or ""))
+      twin and string.format(" (the default's twin there: %.2fx the default)",
+                             paired(cells[b.key], "default_twin", "default", JUDGE)) or ""))
   end
   local sorted = {}
   for i, t in ipairs(taxes) do sorted[i] = t.ratio end

@@ -28,9 +28,14 @@ for k in 1 2 3 4 5 6 7 8 9 10; do
   check_runs+=("build/check/default-$k.json") tuned_runs+=("build/check/tuned-$k.json")
 done
 
+# Each run with a seed of its own (csweep --seed): the rounds' orders differ
+# from run to run, so that the runs a pick is made on and those it is judged
+# on share no order a row could owe its speed to.
+seed=0
 for f in "${check_runs[@]}"; do
-  echo "build/bench/csweep --json $f"
-  build/bench/csweep --json "$f" > "${f%.json}.txt"
+  seed=$((seed + 1))
+  echo "build/bench/csweep --seed $seed --json $f"
+  build/bench/csweep --seed "$seed" --json "$f" > "${f%.json}.txt"
 done
 echo "$LUA bench/plancheck.lua ${check_runs[*]} > build/check/plancheck.txt"
 s=0; "$LUA" bench/plancheck.lua "${check_runs[@]}" > build/check/plancheck.txt || s=$?
@@ -50,8 +55,9 @@ cat build/check/tune.txt
 [ $s = 0 ] || exit $s
 opts=$(sed -n 's/^AVXBUF_OPTIONS="\(.*\)"$/\1/p' build/check/tune.txt)
 for f in "${tuned_runs[@]}"; do
-  echo "AVXBUF_OPTIONS=$opts build/bench/csweep --json $f"
-  AVXBUF_OPTIONS="$opts" build/bench/csweep --json "$f" > "${f%.json}.txt"
+  seed=$((seed + 1))
+  echo "AVXBUF_OPTIONS=$opts build/bench/csweep --seed $seed --json $f"
+  AVXBUF_OPTIONS="$opts" build/bench/csweep --seed "$seed" --json "$f" > "${f%.json}.txt"
 done
 echo "$LUA bench/plancheck.lua --before ${check_runs[*]} -- ${tuned_runs[*]}"
 s=0; "$LUA" bench/plancheck.lua --before "${check_runs[@]}" -- "${tuned_runs[@]}" || s=$?
