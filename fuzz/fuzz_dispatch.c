@@ -98,21 +98,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   r[K_MEMSET_NONTEMPORAL_THRESHOLD] = AVXBUF_UNSET;   /* fills: twice H_NT's */
   r[K_ZERO_NONTEMPORAL_THRESHOLD] = AVXBUF_UNSET;     /* zero: the policy's rule */
   avxbuf_state_resolve(&st);
-  /* avxbuf_copy's one-load ways to the small kernel go where the picks do,
-   * at both ends of their sizes and at one the input chooses, whatever the
-   * overlap. */
+  /* avxbuf_copy's one-load ways to the small kernel, and its size classes,
+   * go where the picks do, at both ends of their sizes and at one the input
+   * chooses, whatever the overlap. */
   const avxbuf_plan *p = &st.plan;
-  const struct { avxbuf_copy_fn copy; avxbuf_fill_fn fill; size_t lo, hi; } ways[] = {
-    { p->copy_call_fn, p->fill_call_fn, AVXBUF_CALL_MIN, AVXBUF_CALL_MAX },
-    { p->copy_mid_fn, p->fill_mid_fn, AVXBUF_CALL_MAX + 1, AVXBUF_MID_MAX } };
-  for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
-    size_t ends[] = { ways[w].lo, ways[w].hi, ways[w].lo + h[H_N] * 7u % (ways[w].hi - ways[w].lo + 1) };
+  enum { CALL, MID, CLASSES = 2 + AVXBUF_CLASSES };
+  for (size_t w = 0; w < CLASSES; w++) {
+    size_t c = w - MID - 1;   /* the class, for w past MID */
+    avxbuf_copy_fn copy = w == CALL ? p->copy_call_fn : w == MID ? p->copy_mid_fn : p->copy_class_fn[c];
+    avxbuf_fill_fn fill = w == CALL ? p->fill_call_fn : w == MID ? p->fill_mid_fn : p->fill_class_fn[c];
+    size_t lo = w == CALL ? AVXBUF_CALL_MIN : w == MID ? AVXBUF_CALL_MAX + 1 : c << AVXBUF_CLASS_SHIFT;
+    size_t hi = w == CALL ? AVXBUF_CALL_MAX : w == MID ? AVXBUF_MID_MAX : ((c + 1) << AVXBUF_CLASS_SHIFT) - 1;
+    if (lo < AVXBUF_CALL_MIN) lo = AVXBUF_CALL_MIN;
+    if (hi > AVXBUF_MID_MAX) hi = AVXBUF_MID_MAX;
+    size_t ends[] = { lo, hi, lo + h[H_N] * 7u % (hi - lo + 1) };
     for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
       size_t m = ends[i];
-      if (ways[w].copy && (ways[w].copy != avxbuf_pick_copy(p, m, OV_BACKWARD)->copy
-                           || ways[w].copy != avxbuf_pick_copy(p, m, OV_NONE)->copy)) abort();
-      if (ways[w].fill && (ways[w].fill != avxbuf_pick_fill(p, m, 0)->fill
-                           || ways[w].fill != avxbuf_pick_fill(p, m, 1)->fill)) abort();
+      if (copy && (copy != avxbuf_pick_copy(p, m, OV_BACKWARD)->copy || copy != avxbuf_pick_copy(p, m, OV_FORWARD)->copy
+                   || copy != avxbuf_pick_copy(p, m, OV_NONE)->copy)) abort();
+      if (fill && (fill != avxbuf_pick_fill(p, m, 0)->fill || fill != avxbuf_pick_fill(p, m, 1)->fill)) abort();
     }
   }
 

@@ -116,6 +116,7 @@ static size_t threshold_size(long long threshold)
 }
 
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
+static size_t max_size(size_t a, size_t b) { return a > b ? a : b; }
 
 /* glibc takes the string instructions for sizes above its thresholds (`ja`
  * after the compare in memmove- and memset-vec-unaligned-erms.S), so a
@@ -162,6 +163,41 @@ static void plan_small(avxbuf_plan *p)
   p->fill_call_fn = p->fill_small_below > AVXBUF_CALL_MAX ? p->fill_small_fn : NULL;
   p->copy_mid_fn = p->copy_small_below > AVXBUF_MID_MAX ? p->copy_small_fn : NULL;
   p->fill_mid_fn = p->fill_small_below > AVXBUF_MID_MAX ? p->fill_small_fn : NULL;
+}
+
+/* Whether a size where a pick can change lies in lo < b <= hi (b = SIZE_MAX
+ * and 0 never do). */
+static int cut(const size_t *b, size_t nb, size_t lo, size_t hi)
+{
+  for (size_t i = 0; i < nb; i++)
+    if (b[i] > lo && b[i] <= hi) return 1;
+  return 0;
+}
+
+/* avxbuf_plan's class tables: a class's function where no size at which a
+ * pick changes cuts it, and its picks agree whatever the overlap (copies),
+ * the byte, and a measurement to come (fills, which below stosb_fact_from
+ * only: avxbuf_fill_more takes the measurement). */
+static void plan_classes(avxbuf_plan *p)
+{
+  const size_t copy_b[] = { p->copy_small_below, p->wide_from, p->nontemporal_copy_from, p->rep_movsb_from,
+                            p->rep_movsb_until };
+  const size_t fill_b[] = { p->fill_small_below, p->wide_from, p->nontemporal_fill_from, p->nontemporal_zero_from,
+                            p->nontemporal_zero_kept_from, p->rep_stosb_from, p->rep_stosb_until,
+                            p->rep_stosb_kept_until, p->stosb_fact_from };
+  int measure = p->stosb_fact_from != SIZE_MAX;
+  for (size_t c = 0; c < AVXBUF_CLASSES; c++) {
+    size_t lo = max_size(c << AVXBUF_CLASS_SHIFT, AVXBUF_CALL_MIN);
+    size_t hi = min_size(((c + 1) << AVXBUF_CLASS_SHIFT) - 1, AVXBUF_MID_MAX);
+    const avxbuf_kernel *k = avxbuf_pick_copy(p, lo, OV_NONE);
+    p->copy_class_fn[c] = !cut(copy_b, sizeof copy_b / sizeof copy_b[0], lo, hi)
+                          && k == avxbuf_pick_copy(p, lo, OV_FORWARD) && k == avxbuf_pick_copy(p, lo, OV_BACKWARD)
+                          ? k->copy : NULL;
+    const avxbuf_kernel *f = avxbuf_pick_fill_kept(p, lo, 1, 0);
+    int same = lo < p->stosb_fact_from && f == avxbuf_pick_fill_kept(p, lo, 0, 0)
+               && (!measure || (f == avxbuf_pick_fill_kept(p, lo, 1, 1) && f == avxbuf_pick_fill_kept(p, lo, 0, 1)));
+    p->fill_class_fn[c] = !cut(fill_b, sizeof fill_b / sizeof fill_b[0], lo, hi) && same ? f->fill : NULL;
+  }
 }
 
 static void plan(avxbuf_state *st, const avxbuf_machine *m)
@@ -294,6 +330,7 @@ void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m)
       p->stosb_vector = family(m, d->use_avx, d->max_vector_size).k;
     }
   }
+  plan_classes(p);
 }
 
 void avxbuf_state_current(avxbuf_state *st)

@@ -34,6 +34,20 @@ typedef struct avxbuf_family { const avxbuf_kernel *k, *k_nt; } avxbuf_family;
 
 /* Precomputed at configure time so the hot path is a few compares. A
  * threshold of SIZE_MAX means never. */
+/* The sizes of the one-load way: above the 16 moved inline, up to below
+ * every threshold a policy sets by default (glibc's string instructions
+ * start above 2048, dl-cacheinfo.h; the others higher). */
+#define AVXBUF_CALL_MIN 17
+#define AVXBUF_CALL_MAX 2048
+/* The second one-load way's largest size: below the string instructions'
+ * window on the Zen 5 row (from 32 KiB, policy.c); plans with a threshold
+ * lower than that (Intel's glibc thresholds, AVX3Threshold's split at
+ * 4 KiB) take the size classes below there. */
+#define AVXBUF_MID_MAX ((32 << 10) - 1)
+/* Classes of 256 bytes: a threshold that is a multiple of 256 ends one. */
+#define AVXBUF_CLASS_SHIFT 8
+#define AVXBUF_CLASSES ((AVXBUF_MID_MAX >> AVXBUF_CLASS_SHIFT) + 1)
+
 typedef struct avxbuf_plan {
   avxbuf_family copy_narrow, copy_wide, fill_narrow, fill_wide;
   size_t wide_from, rep_movsb_from, rep_movsb_until, rep_stosb_from, rep_stosb_until;
@@ -88,18 +102,21 @@ typedef struct avxbuf_plan {
    * "The default's 4 KiB"). */
   avxbuf_copy_fn copy_mid_fn;
   avxbuf_fill_fn fill_mid_fn;
+  /* By size class (n >> AVXBUF_CLASS_SHIFT, from AVXBUF_CALL_MIN to
+   * AVXBUF_MID_MAX), the function of the kernel the picks give every size of
+   * the class, whatever the overlap (and for fills the byte, and what a
+   * measurement to come could answer), else NULL: where a plan's thresholds
+   * leave the ways above without a function (avx3_threshold's split, a
+   * string-instruction window from 2 KiB), its calls of those sizes take
+   * one load more, not the pick's chain of dependent loads through plan,
+   * family and kernel. A plan split at 512 copied 1-4 KiB at 0.62-0.79x its
+   * kernel's row through the pick (docs/runs/zen5-vm-2026-12-06.md). The
+   * ways above stay first: an indexed load in their place, whose address
+   * waits on n, cost the default's 256 B copies up to 0.3 of their time
+   * there (the same file). */
+  avxbuf_copy_fn copy_class_fn[AVXBUF_CLASSES];
+  avxbuf_fill_fn fill_class_fn[AVXBUF_CLASSES];
 } avxbuf_plan;
-
-/* The sizes of the one-load way: above the 16 moved inline, up to below
- * every threshold a policy sets by default (glibc's string instructions
- * start above 2048, dl-cacheinfo.h; the others higher). */
-#define AVXBUF_CALL_MIN 17
-#define AVXBUF_CALL_MAX 2048
-/* The second one-load way's largest size: below the string instructions'
- * window on the Zen 5 row (from 32 KiB, policy.c); plans with a threshold
- * lower than that (Intel's glibc thresholds, AVX3Threshold's split at
- * 4 KiB) take the slow path there. */
-#define AVXBUF_MID_MAX ((32 << 10) - 1)
 
 typedef struct avxbuf_state {
   avxbuf_settings at_load;     /* what AVXBUF_OPTIONS set; reset() returns here */
@@ -149,16 +166,23 @@ static inline const avxbuf_kernel *avxbuf_pick_copy(const avxbuf_plan *p, size_t
   return f->k;
 }
 
-/* Zero is a fill of byte 0, which streams from a threshold of its own. */
-static inline const avxbuf_kernel *avxbuf_pick_fill(const avxbuf_plan *p, size_t n, int byte)
+/* The fill's pick where a measurement to come answered "as fast" (kept) or
+ * not. */
+static inline const avxbuf_kernel *avxbuf_pick_fill_kept(const avxbuf_plan *p, size_t n, int byte, int kept)
 {
   if (n < p->fill_small_below) return p->fill_small;
   const avxbuf_family *f = n >= p->wide_from ? &p->fill_wide : &p->fill_narrow;
-  int kept = p->stosb_fact_from != SIZE_MAX && avxbuf_stosb_fact_now() == STOSB_AS_FAST;
   if (n >= (byte ? p->nontemporal_fill_from : kept ? p->nontemporal_zero_kept_from : p->nontemporal_zero_from))
     return f->k_nt;
   if (n >= p->rep_stosb_from && n < (kept ? p->rep_stosb_kept_until : p->rep_stosb_until)) return p->string_fill;
   return f->k;
+}
+
+/* Zero is a fill of byte 0, which streams from a threshold of its own. */
+static inline const avxbuf_kernel *avxbuf_pick_fill(const avxbuf_plan *p, size_t n, int byte)
+{
+  int kept = p->stosb_fact_from != SIZE_MAX && avxbuf_stosb_fact_now() == STOSB_AS_FAST;
+  return avxbuf_pick_fill_kept(p, n, byte, kept);
 }
 
 /* Search reads only: the copy family's temporal kernel of that size. */
@@ -195,6 +219,10 @@ static inline void avxbuf_copy(const avxbuf_plan *p, void *d, const void *s, siz
     f(d, s, n);
     return;
   }
+  if (n - AVXBUF_CALL_MIN <= AVXBUF_MID_MAX - AVXBUF_CALL_MIN) {
+    f = p->copy_class_fn[n >> AVXBUF_CLASS_SHIFT];
+    if (f != NULL) { f(d, s, n); return; }
+  }
   if (n - p->copy_call_from < p->copy_call_span) { p->copy_small_fn(d, s, n); return; }
   if (n <= p->copy_le16_upto) { copy_le16((unsigned char *)d, (const unsigned char *)s, n); return; }
   avxbuf_copy_more(p, d, s, n, ov);
@@ -211,6 +239,10 @@ static inline void avxbuf_fill(const avxbuf_plan *p, void *d, int byte, size_t n
   if (__builtin_expect(f != NULL && n - AVXBUF_CALL_MIN <= AVXBUF_CALL_MAX - AVXBUF_CALL_MIN, 1)) {
     f(d, byte, n);
     return;
+  }
+  if (n - AVXBUF_CALL_MIN <= AVXBUF_MID_MAX - AVXBUF_CALL_MIN) {
+    f = p->fill_class_fn[n >> AVXBUF_CLASS_SHIFT];
+    if (f != NULL) { f(d, byte, n); return; }
   }
   if (n - p->fill_call_from < p->fill_call_span) { p->fill_small_fn(d, byte, n); return; }
   if (n <= p->fill_le16_upto) { fill_le16((unsigned char *)d, byte, n); return; }
