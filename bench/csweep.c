@@ -139,13 +139,17 @@ static int nrows, rounds, libc_row, sse2_row = -1;
 static double min_time;
 
 /* The state of a xorshift64 generator for seed (--seed; 0 is the sweep's
- * orders and placements before the option existed): multiplied by an odd
- * constant, so that each seed gives a state of its own, and never 0, where
- * xorshift stays. */
+ * orders and placements before the option existed): base mixed with the
+ * seed through splitmix64's finalizer, so that seeds 1, 2, ... give states
+ * of their own, never 0, where xorshift stays. */
 static uint64_t seeded(uint64_t base, uint64_t seed)
 {
-  uint64_t x = base ^ (seed * 0x9E3779B97F4A7C15u);
-  return x ? x : base;
+  if (seed == 0) return base;
+  uint64_t z = seed + 0x9E3779B97F4A7C15u;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+  z ^= z >> 31;
+  return base ^ z ? base ^ z : base;
 }
 
 static uint64_t seed;

@@ -10,8 +10,9 @@
 -- their ratios to the C library, which pair each with a third row: where
 -- that row's own time has two modes (memmem from 8 KiB on the Zen 5 VM),
 -- rows of equal times had medians of 2.4x and 3.1x it in one run
--- (docs/runs/zen5-vm-2026-12-06.md). Sweeps made before csweep gave the
--- rounds' times are paired through those ratios.
+-- (docs/runs/zen5-vm-2026-12-06.md). So the best row is the fastest against
+-- the sweep's default row in the same rounds. Sweeps made before csweep gave
+-- the rounds' times are paired through those ratios.
 --   lua5.4 bench/plancheck.lua SWEEP.json...
 -- judges the sweeps' own "default" row (make check-default: this machine);
 --   lua5.4 bench/plancheck.lua --dump CPUID.txt [--xcr0 N] [--rep-movsb-as ROW:FROM:TO]
@@ -127,10 +128,27 @@ local function load(paths)
 end
 local cells, order = load(args.sweeps)
 
+-- Row a's speed over row b's in a cell on the runs of that parity: in each
+-- run the median of their per-round ratios, then the median over the runs.
+local function paired(cell, a, b, parity)
+  local ra, rb, na, nb = cell.rows[a], cell.rows[b], cell.ns[a], cell.ns[b]
+  local t = {}
+  for run = #ra < 2 and 1 or parity, #ra, #ra < 2 and 1 or 2 do
+    local ta, tb = na[run], nb[run]
+    if ta and tb then
+      local q = {}
+      for i = 1, #ta do q[i] = tb[i] / ta[i] end
+      t[#t + 1] = bench.median(q)
+    else
+      t[#t + 1] = ra[run] / rb[run]
+    end
+  end
+  return bench.median(t)
+end
+
 -- What avxbuf measures on a machine before it fills 4 times the L2 or more
 -- (decide{}'s rep_stosb_ratio): here from the recording's own fill of that
--- size, rep stosb's time over the vector kernel's, median over the pick
--- runs (each run's rows are paired ratios to the C library).
+-- size, rep stosb's time over the vector kernel's on the pick runs.
 local function stosb_ratio(d)
   if args.rep_stosb_ratio then return tonumber(args.rep_stosb_ratio) end
   local size = d.rep_stosb_probe_size
@@ -139,12 +157,9 @@ local function stosb_ratio(d)
   local vector
   for _, p in ipairs(d.picks.fill) do if size >= p.from then vector = p.kernel end end
   local as = stands_for.rep_stosb
-  local rep = cell.rows.rep or as and size >= as.from and size < as.to and cell.rows[as.row]
-  local vec = cell.rows[vector]
-  if not (rep and vec) then return nil end
-  local t = {}
-  for run = PICK, #rep, #rep < 2 and 1 or 2 do t[#t + 1] = vec[run] / rep[run] end
-  return bench.median(t)
+  local rep = cell.rows.rep and "rep" or as and size >= as.from and size < as.to and cell.rows[as.row] and as.row
+  if not (rep and cell.rows[vector]) then return nil end
+  return paired(cell, vector, rep, PICK)
 end
 if args.dump then
   local machine = { leaves = cpuid_dump(bench.read_file(args.dump)), xcr0 = math.tointeger(tonumber(args.xcr0)) }
@@ -164,24 +179,6 @@ local function runs_of(v, parity)
   return t
 end
 
--- Row a's speed over row b's in a cell on the runs of that parity: in each
--- run the median of their per-round ratios, then the median over the runs.
-local function paired(cell, a, b, parity)
-  local ra, rb, na, nb = cell.rows[a], cell.rows[b], cell.ns[a], cell.ns[b]
-  local t = {}
-  for run = #ra < 2 and 1 or parity, #ra, #ra < 2 and 1 or 2 do
-    local ta, tb = na[run], nb[run]
-    if ta and tb then
-      local q = {}
-      for i = 1, #ta do q[i] = tb[i] / ta[i] end
-      t[#t + 1] = bench.median(q)
-    else
-      t[#t + 1] = ra[run] / rb[run]
-    end
-  end
-  return bench.median(t)
-end
-
 -- Judges the row that stands for `who` (a row name, or nil: the picks) in
 -- every cell: the best of the other rows (the sweep's default row is a plan
 -- dispatching to those same kernels, not a candidate) against it.
@@ -194,7 +191,7 @@ local function judge(who)
       local med, best_name, picked_best = {}, nil, 0
       for name, v in pairs(rows) do
         med[name] = bench.median(runs_of(v, JUDGE))
-        local on_pick = bench.median(runs_of(v, PICK))
+        local on_pick = paired(cells[key], name, rows.default and "default" or "libc", PICK)
         -- (a tie, as between rows that run the same code, goes to the first name in
         -- order, not to whichever pairs() visits first: the same sweeps, the same judgement)
         if name ~= "default" and name ~= "default_twin" and name ~= who

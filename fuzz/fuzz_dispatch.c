@@ -99,12 +99,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   r[K_ZERO_NONTEMPORAL_THRESHOLD] = AVXBUF_UNSET;     /* zero: the policy's rule */
   avxbuf_state_resolve(&st);
   /* avxbuf_copy's one-load ways to the small kernel, and its size classes,
-   * go where the picks do, at both ends of their sizes and at one the input
-   * chooses, whatever the overlap. */
+   * go where the picks do, whatever the overlap, the byte and the answer of
+   * a measurement still to come: at both ends of their sizes, at one the
+   * input chooses, and at every size of one class it chooses. */
   const avxbuf_plan *p = &st.plan;
-  enum { CALL, MID, CLASSES = 2 + AVXBUF_CLASSES };
-  for (size_t w = 0; w < CLASSES; w++) {
-    size_t c = w - MID - 1;   /* the class, for w past MID */
+  enum { CALL, MID, WAYS = 2 + AVXBUF_CLASSES };
+  size_t whole = MID + 1 + h[H_N] % AVXBUF_CLASSES;
+  for (size_t w = 0; w < WAYS; w++) {
+    size_t c = w > MID ? w - MID - 1 : 0;
     avxbuf_copy_fn copy = w == CALL ? p->copy_call_fn : w == MID ? p->copy_mid_fn : p->copy_class_fn[c];
     avxbuf_fill_fn fill = w == CALL ? p->fill_call_fn : w == MID ? p->fill_mid_fn : p->fill_class_fn[c];
     size_t lo = w == CALL ? AVXBUF_CALL_MIN : w == MID ? AVXBUF_CALL_MAX + 1 : c << AVXBUF_CLASS_SHIFT;
@@ -112,11 +114,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (lo < AVXBUF_CALL_MIN) lo = AVXBUF_CALL_MIN;
     if (hi > AVXBUF_MID_MAX) hi = AVXBUF_MID_MAX;
     size_t ends[] = { lo, hi, lo + h[H_N] * 7u % (hi - lo + 1) };
-    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
-      size_t m = ends[i];
+    size_t count = w == whole ? hi - lo + 1 : sizeof ends / sizeof ends[0];
+    for (size_t i = 0; i < count; i++) {
+      size_t m = w == whole ? lo + i : ends[i];
       if (copy && (copy != avxbuf_pick_copy(p, m, OV_BACKWARD)->copy || copy != avxbuf_pick_copy(p, m, OV_FORWARD)->copy
                    || copy != avxbuf_pick_copy(p, m, OV_NONE)->copy)) abort();
-      if (fill && (fill != avxbuf_pick_fill(p, m, 0)->fill || fill != avxbuf_pick_fill(p, m, 1)->fill)) abort();
+      if (fill && m >= p->stosb_fact_from) abort();   /* avxbuf_fill_more takes the measurement */
+      int answers = p->stosb_fact_from != SIZE_MAX ? 2 : 1;
+      for (int kept = 0; fill && kept < answers; kept++)
+        if (fill != avxbuf_pick_fill_kept(p, m, 0, kept)->fill || fill != avxbuf_pick_fill_kept(p, m, 1, kept)->fill)
+          abort();
     }
   }
 
