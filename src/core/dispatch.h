@@ -32,8 +32,6 @@ int avxbuf_kernel_available(const avxbuf_kernel *k);
 
 typedef struct avxbuf_family { const avxbuf_kernel *k, *k_nt; } avxbuf_family;
 
-/* Precomputed at configure time so the hot path is a few compares. A
- * threshold of SIZE_MAX means never. */
 /* The sizes of the one-load way: above the 16 moved inline, up to below
  * every threshold a policy sets by default (glibc's string instructions
  * start above 2048, dl-cacheinfo.h; the others higher). */
@@ -48,6 +46,8 @@ typedef struct avxbuf_family { const avxbuf_kernel *k, *k_nt; } avxbuf_family;
 #define AVXBUF_CLASS_SHIFT 8
 #define AVXBUF_CLASSES ((AVXBUF_MID_MAX >> AVXBUF_CLASS_SHIFT) + 1)
 
+/* Precomputed at configure time so the hot path is a few compares. A
+ * threshold of SIZE_MAX means never. */
 typedef struct avxbuf_plan {
   avxbuf_family copy_narrow, copy_wide, fill_narrow, fill_wide;
   size_t wide_from, rep_movsb_from, rep_movsb_until, rep_stosb_from, rep_stosb_until;
