@@ -205,9 +205,10 @@ static void thresholds(const avxbuf_cpu *cpu, const cpu_row *row, avxbuf_stosb_f
     out->rep_movsb_threshold = (32 << 10) - 1;   /* taken above it: from 32 KiB */
     out->rep_movsb_stop_threshold = 0;   /* no end: streaming copies end it */
     out->rep_stosb_threshold = (long long)cpu->l2 - 1;   /* from the L2 size */
-    out->rep_stosb_probe_size = cpu->has[F_ERMS] ? 4 * (long long)cpu->l2 : 0;   /* no rep stosb kernel: nothing to measure */
+    long long beyond_l2 = 4 * (long long)cpu->l2;   /* where rep stosb keeps the cache or not */
+    out->rep_stosb_probe_size = cpu->has[F_ERMS] ? beyond_l2 : 0;   /* no rep stosb kernel: nothing to measure */
     stosb_kept = stosb == STOSB_AS_FAST;
-    out->rep_stosb_stop_threshold = stosb_kept ? 0 : 4 * (long long)cpu->l2;   /* 0: until fills stream */
+    out->rep_stosb_stop_threshold = stosb_kept ? 0 : beyond_l2;   /* 0: until fills stream */
     out->thresholds_source =
       stosb == STOSB_AS_FAST ? "this processor's row (docs/policy.md): with FSRM, rep movsb from 32 KiB until copies "
                               "stream (nontemporal_threshold), rep stosb from the L2 size until fills stream, as "
