@@ -13,7 +13,9 @@
  * Rows: the default dispatch, its twin (the same code reading a copy of the
  * plan that lies elsewhere: while the dispatch read three words of the plan
  * a call, where they lay moved small copies' times by up to a fifth on the
- * Zen 4 VM, docs/runs/zen4-vm-2026-12-04.md), every vector kernel, the
+ * Zen 4 VM, docs/runs/zen4-vm-2026-12-04.md), kernel_nop (the kernel the
+ * default runs in the cell, from a kernel row's loop with one nop more: a
+ * control for plancheck's dispatch tax), every vector kernel, the
  * string instructions ("rep": rep movsb for copies, rep stosb for zero and
  * fill) where ERMS has them, the C library.
  * Cells: copy, zero and fill at sizes from 16 B to 64 MiB with both ends
@@ -48,6 +50,9 @@ typedef struct timed {
 static avxbuf_state state, twin;
 static const avxbuf_kernel libc_direct = { .name = "libc", .vector_bits = -1 };
 static const avxbuf_kernel default_twin = { .name = "default_twin", .vector_bits = -1 };
+static const avxbuf_kernel kernel_nop = { .name = "kernel_nop", .vector_bits = -1 };
+/* The kernel the default runs in the cell being timed (kernel_nop's). */
+static const avxbuf_kernel *cell_kernel;
 /* Through pointers the compiler cannot see through: no inlined memmove. */
 static void *(*volatile c_memmove)(void *, const void *, size_t) = memmove;
 static void *(*volatile c_memset)(void *, int, size_t) = memset;
@@ -95,6 +100,15 @@ TIMED_LOOPS(libc, v_memmove(d, s, n), v_memset(d, byte, n), v_memmem(s, n, needl
 DISPATCH_LOOPS(default, state)
 DISPATCH_LOOPS(twin, twin)
 TIMED_LOOPS(kernel, v_copy(d, s, n), v_fill(d, byte, n), v_find(s, n, needle, NEEDLE))
+/* The kernel row's loop with one nop more before the call: a control for
+ * the dispatch tax. The default's loop decides before it calls; on the Zen
+ * 5 VM any one instruction more there, a nop as much as a compare, moved a
+ * kernel's unaligned copies of 1-4 KiB by up to a tenth either way
+ * (docs/runs/zen5-vm-2026-12-06.md, "The night"), so the kernel's own row
+ * from a loop one nop longer says how far the call site alone moves it. */
+static inline void one_nop(void) { __asm__ volatile("nop"); }
+TIMED_LOOPS(kernel_nop, (one_nop(), v_copy(d, s, n)), (one_nop(), v_fill(d, byte, n)),
+            (one_nop(), v_find(s, n, needle, NEEDLE)))
 
 static void run(const timed *t, int op, unsigned char *d, const unsigned char *s, size_t n, long reps)
 {
@@ -114,6 +128,11 @@ static void run(const timed *t, int op, unsigned char *d, const unsigned char *s
     if (op == OP_COPY) twin_copy(d, s, n, reps);
     else if (op == OP_FIND) twin_find(s, n, needle, reps);
     else twin_fill(d, byte, n, reps);
+  } else if (t->k == &kernel_nop) {
+    v_copy = cell_kernel->copy; v_fill = cell_kernel->fill; v_find = cell_kernel->find;
+    if (op == OP_COPY) kernel_nop_copy(d, s, n, reps);
+    else if (op == OP_FIND) kernel_nop_find(s, n, needle, reps);
+    else kernel_nop_fill(d, byte, n, reps);
   } else {
     v_copy = t->k->copy; v_fill = (t->fill_k ? t->fill_k : t->k)->fill; v_find = t->k->find;
     if (op == OP_COPY) kernel_copy(d, s, n, reps);
@@ -311,6 +330,7 @@ int main(int argc, char **argv)
   twin = state;
   rows[nrows++] = (timed){ "default", NULL, NULL };
   rows[nrows++] = (timed){ default_twin.name, &default_twin, NULL };
+  rows[nrows++] = (timed){ kernel_nop.name, &kernel_nop, NULL };
   for (int i = 0; avxbuf_kernel_list[i]; i++) {
     const avxbuf_kernel *k = avxbuf_kernel_list[i];
     if (k->vector_bits > 0 && avxbuf_kernel_available(k) && nrows < MAX_TIMED - 2) {   /* rep and libc follow */
@@ -375,6 +395,7 @@ int main(int argc, char **argv)
 
   for (int i = 0; i < ncells; i++) {
     cell *c = &cells[i];
+    cell_kernel = default_kernel(c);
     if (c->op == OP_FIND) {   /* a haystack of 1s ending in the needle */
       unsigned char *hay = arena + 64;
       memset(hay, 1, c->n);

@@ -79,10 +79,14 @@ for _, k in ipairs(avxbuf.kernels()) do
   if k.skew32 then skew32[k.name] = { kernel = k.skew32.kernel, from = k.vector_bits + 1, upto = k.skew32.upto } end
 end
 
+-- The rows that time no way of their own, only controls: the default's
+-- twin, and the kernel the default runs from a loop one nop longer than a
+-- kernel row's (csweep's kernel_nop: how far the call site alone moves it).
+local control = { default_twin = true, kernel_nop = true }
 -- A vector kernel's own row (not the default's, the C library's, the
--- string instructions' or a streaming one).
+-- string instructions', a streaming one or a control).
 local function vector_row(name)
-  return not name:find("^default") and name ~= "libc" and name ~= "rep" and not name:find("_nt$")
+  return name ~= "default" and not control[name] and name ~= "libc" and name ~= "rep" and not name:find("_nt$")
 end
 local function skewed_row(k, c)
   local s = skew32[k]
@@ -194,7 +198,7 @@ local function judge(who)
         local on_pick = paired(cells[key], name, rows.default and "default" or "libc", PICK)
         -- (a tie, as between rows that run the same code, goes to the first name in
         -- order, not to whichever pairs() visits first: the same sweeps, the same judgement)
-        if name ~= "default" and name ~= "default_twin" and name ~= who
+        if name ~= "default" and not control[name] and name ~= who
            and (on_pick > picked_best or on_pick == picked_best and best_name and name < best_name) then
           picked_best, best_name = on_pick, name
         end
@@ -338,11 +342,19 @@ local function tax_readout()
     return true
   end
   local v = taxverdict.decide(taxes, twins)
+  -- The kernel_nop control beside each cell beyond: the same kernel from a
+  -- loop one nop longer than its row's, against that row.
+  local function nop_shift(t)
+    return cells[t.key].rows.kernel_nop and paired(cells[t.key], "kernel_nop", t.row, JUDGE)
+  end
+  local as_far = 0
   for _, b in ipairs(v.beyond) do
-    local twin = cells[b.key].rows.default_twin
-    print(string.format("%-28s default %.2fx the %s row, the kernel it runs%s", b.key, b.ratio, b.row,
+    local twin, nop = cells[b.key].rows.default_twin, nop_shift(b)
+    if nop and taxverdict.as_far(b.ratio, nop, v.floor) then as_far = as_far + 1 end
+    print(string.format("%-28s default %.2fx the %s row, the kernel it runs%s%s", b.key, b.ratio, b.row,
       twin and string.format(" (the default's twin there: %.2fx the default)",
-                             paired(cells[b.key], "default_twin", "default", JUDGE)) or ""))
+                             paired(cells[b.key], "default_twin", "default", JUDGE)) or "",
+      nop and string.format("; the kernel from a loop one nop longer: %.2fx its row", nop) or ""))
   end
   local sorted = {}
   for i, t in ipairs(taxes) do sorted[i] = t.ratio end
@@ -353,6 +365,15 @@ local function tax_readout()
     no_row > 0 and string.format(", %d unjudged (no row runs the default's kernel, or the runs differ)", no_row)
     or "", bench.quantile(sorted, 0.05), bench.quantile(sorted, 0.95), v.floor, 1 / v.floor, #v.beyond, v.floor,
     100 * #v.beyond / #taxes))
+  local shifts = {}
+  for _, t in ipairs(taxes) do shifts[#shifts + 1] = nop_shift(t) end
+  if #shifts == #taxes then
+    table.sort(shifts)
+    print(string.format("the call site alone (the kernel from a loop one nop longer / its row, judged runs): "
+      .. "5th-95th percentile %.2f-%.2f; of the %d cells beyond the noise, %d where it moved as far as the default "
+      .. "(less the noise)",
+      bench.quantile(shifts, 0.05), bench.quantile(shifts, 0.95), #v.beyond, as_far))
+  end
   print(string.format("target (the tax within the twin's noise in at least 95%% of cells): %s",
                       v.met and "met" or "not met"))
   return v.met
