@@ -14,7 +14,7 @@
 #include <string.h>
 #include "core/dispatch.h"
 
-#define MAX_N (16 * 1024 + 256)   /* past the largest threshold below, 127 x 128 */
+#define MAX_N (16 * 1024 + 256)   /* past the largest threshold below, 64 x 256 - 1 */
 #define GUARD 64
 #define ARENA (2 * MAX_N + 2 * GUARD)
 
@@ -43,11 +43,18 @@ enum { H_OP, H_KNOBS, H_AVX3, H_MOVSB, H_MOVSB_STOP, H_STOSB, H_NT, H_N, H_N2, H
 #define F_FIND 32         /* a search of the bytes at d for the 1 + H_BYTE % 64 at s: no copy or fill */
 #define F_REVERSE 64      /* the search from the end (rfind) */
 
-/* 0xFF: the default; else 0..127, or that times 128 with the top bit. */
+/* 0xFF: the default; else 0..63 (the inline moves' and the small kernel's
+ * sizes), or in size class k = b & 63 (dispatch.h) a size where its table
+ * could err: its first, its last, the one after its first, or its middle
+ * (with multiples of 128 alone, a class end off by one went unseen). */
 static long long threshold(uint8_t b)
 {
+  const long long size = 1 << AVXBUF_CLASS_SHIFT, k = (long long)(b & 0x3F) * size;
   if (b == 0xFF) return AVXBUF_UNSET;
-  return b & 0x80 ? (b & 0x7F) * 128LL : b;
+  if (b < 0x40) return b;
+  if (b >= 0xC0) return k + size - 1;
+  if (b >= 0x80) return k;
+  return k + (b & 1 ? 1 : size / 2);
 }
 
 /* The plan's search for the m bytes at needle (at most room of them) in
