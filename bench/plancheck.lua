@@ -128,6 +128,19 @@ local function load(paths)
       end
     end
   end
+  -- A row's values are its runs in order, which pair with another row's only
+  -- where every sweep has every cell and row: sweeps of csweeps with other
+  -- rows (kernel_nop came on 2026-12-06) or other --sizes would pair one
+  -- run's figures with another's.
+  for _, key in ipairs(order) do
+    for name, t in pairs(cells[key].rows) do
+      if #t ~= #paths then
+        io.stderr:write(string.format("plancheck: %s: the %s row is in %d of the %d sweeps; judge sweeps of one "
+          .. "csweep, with the same --sizes\n", key, name, #t, #paths))
+        os.exit(2)
+      end
+    end
+  end
   return cells, order
 end
 local cells, order = load(args.sweeps)
