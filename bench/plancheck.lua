@@ -35,7 +35,8 @@
 -- twin control's noise (bench/lib/taxverdict.lua). The exit status is 3
 -- where that tax exceeds the noise in more than 5% of the cells, 4 where
 -- the cells judged miss the targets (none below 0.85x the best row, at most
--- 5% below 0.95x, at least 95% at 0.98x the C library or above), 5 both.
+-- 5% below 0.95x, at least 95% at 0.98x the C library or above), 5 both;
+-- 2 where the sweeps given differ in their cells or rows (load, below).
 local cli = dofile "bench/lib/cli.lua"
 local cjson = require "cjson"
 local avxbuf = require "avxbuf"
@@ -383,7 +384,7 @@ local function tax_readout()
   if #shifts == #taxes then
     table.sort(shifts)
     print(string.format("the call site alone (the kernel from a loop one nop longer / its row, judged runs): "
-      .. "5th-95th percentile %.2f-%.2f; of the %d cells beyond the noise, %d where it moved as far as the default "
+      .. "5th-95th percentile %.2f-%.2f; of the %d cells beyond the noise, %d where it slowed as far as the default "
       .. "(less the noise)",
       bench.quantile(shifts, 0.05), bench.quantile(shifts, 0.95), #v.beyond, as_far))
   end

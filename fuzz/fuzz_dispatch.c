@@ -14,7 +14,7 @@
 #include <string.h>
 #include "core/dispatch.h"
 
-#define MAX_N (16 * 1024 + 256)   /* past the largest threshold below, 64 x 256 - 1 */
+#define MAX_N (32 * 1024 + 256)   /* past the largest threshold below, 128 x 256 - 1 */
 #define GUARD 64
 #define ARENA (2 * MAX_N + 2 * GUARD)
 
@@ -31,7 +31,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 /* The input's first HEADER bytes (zeros past its end), then the data. */
 enum { H_OP, H_KNOBS, H_AVX3, H_MOVSB, H_MOVSB_STOP, H_STOSB, H_NT, H_N, H_N2, H_D, H_D2, H_S, H_S2, H_BYTE,
-       H_STOSB_STOP, HEADER };
+       H_STOSB_STOP, H_WHERE, H_WHERE2, HEADER };
 /* The bits of h[H_OP] (F_: the fuzzer's own flags, not src/core/op.h's operations). */
 #define F_COPY 1
 #define F_HEAP_SOURCE 2   /* a copy's source is a block of its own */
@@ -43,18 +43,18 @@ enum { H_OP, H_KNOBS, H_AVX3, H_MOVSB, H_MOVSB_STOP, H_STOSB, H_NT, H_N, H_N2, H
 #define F_FIND 32         /* a search of the bytes at d for the 1 + H_BYTE % 64 at s: no copy or fill */
 #define F_REVERSE 64      /* the search from the end (rfind) */
 
-/* 0xFF: the default; else 0..63 (the inline moves' and the small kernel's
- * sizes), or in size class k = b & 63 (dispatch.h) a size where its table
- * could err: its first, its last, the one after its first, or its middle
- * (with multiples of 128 alone, a class end off by one went unseen). */
-static long long threshold(uint8_t b)
+/* 0x7F: the default; else 0..126 (the inline moves' and the small kernel's
+ * sizes), or with the top bit, in size class b & 127 (dispatch.h, every
+ * class of the tables) a size where a table could err, chosen by the two
+ * bits of where: the class's first, its last, the one after its first, or
+ * its middle (with multiples of 128 alone, a class end off by one went
+ * unseen). */
+static long long threshold(uint8_t b, unsigned where)
 {
-  const long long size = 1 << AVXBUF_CLASS_SHIFT, k = (long long)(b & 0x3F) * size;
-  if (b == 0xFF) return AVXBUF_UNSET;
-  if (b < 0x40) return b;
-  if (b >= 0xC0) return k + size - 1;
-  if (b >= 0x80) return k;
-  return k + (b & 1 ? 1 : size / 2);
+  const long long size = 1 << AVXBUF_CLASS_SHIFT, k = (long long)(b & 0x7F) * size;
+  if (b == 0x7F) return AVXBUF_UNSET;
+  if (b < 0x80) return b;
+  return k + (long long[]){ 0, size - 1, 1, size / 2 }[where & 3];
 }
 
 /* The plan's search for the m bytes at needle (at most room of them) in
@@ -96,12 +96,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   r[K_MAX_VECTOR_SIZE] = (long long[]){ 16, 32, 64, AVXBUF_UNSET }[(h[H_KNOBS] >> 2) & 3];
   r[K_VECTOR_ZEROING] = (h[H_KNOBS] >> 4) & 1;
   r[K_KERNEL] = (h[H_KNOBS] >> 5) == 7 ? KERNEL_LIBC : KERNEL_AUTO;
-  r[K_AVX3_THRESHOLD] = threshold(h[H_AVX3]);
-  r[K_REP_MOVSB_THRESHOLD] = threshold(h[H_MOVSB]);
-  r[K_REP_MOVSB_STOP_THRESHOLD] = threshold(h[H_MOVSB_STOP]);
-  r[K_REP_STOSB_THRESHOLD] = threshold(h[H_STOSB]);
-  r[K_REP_STOSB_STOP_THRESHOLD] = threshold(h[H_STOSB_STOP]);
-  r[K_NONTEMPORAL_THRESHOLD] = threshold(h[H_NT]);
+  unsigned where = (unsigned)h[H_WHERE] << 8 | h[H_WHERE2];   /* two bits a threshold */
+  r[K_AVX3_THRESHOLD] = threshold(h[H_AVX3], where);
+  r[K_REP_MOVSB_THRESHOLD] = threshold(h[H_MOVSB], where >> 2);
+  r[K_REP_MOVSB_STOP_THRESHOLD] = threshold(h[H_MOVSB_STOP], where >> 4);
+  r[K_REP_STOSB_THRESHOLD] = threshold(h[H_STOSB], where >> 6);
+  r[K_REP_STOSB_STOP_THRESHOLD] = threshold(h[H_STOSB_STOP], where >> 8);
+  r[K_NONTEMPORAL_THRESHOLD] = threshold(h[H_NT], where >> 10);
   r[K_MEMSET_NONTEMPORAL_THRESHOLD] = AVXBUF_UNSET;   /* fills: twice H_NT's */
   r[K_ZERO_NONTEMPORAL_THRESHOLD] = AVXBUF_UNSET;     /* zero: the policy's rule */
   avxbuf_state_resolve(&st);

@@ -40,16 +40,17 @@ function M.decide(taxes, twins)
   return r
 end
 
--- Whether the call site alone explains a tax: the kernel the default runs,
--- timed from a loop one nop longer than its own row's (csweep's kernel_nop),
--- moved at least as far from that row, either way, as the default did, less
--- the noise band (floor, from decide). The default's loop decides before it
--- calls, so it is never the row's; on the Zen 5 VM one nop there moved
--- unaligned 1 KiB copies about as far as the default's whole tax
--- (docs/runs/zen5-vm-2026-12-06.md, "The night"). Said beside the verdict,
--- not in it: a dispatch pays what its decision costs.
+-- Whether the call site alone explains a tax (tax < 1: the default slower
+-- than its kernel's row): the same kernel, timed from a loop one nop longer
+-- than its row's (csweep's kernel_nop), slowed as far, less the noise band
+-- (floor, from decide). A nop that sped the kernel up says the row's own
+-- loop is a slow one, and the default slower still: no explanation. The
+-- default's loop decides before it calls, so it is never the row's; on the
+-- Zen 5 VM one nop there slowed unaligned 1 KiB copies about as far as the
+-- default (docs/runs/zen5-vm-2026-12-06.md, "The night"). Said beside the
+-- verdict, not in it: a dispatch pays what its decision costs.
 function M.as_far(tax, nop, floor)
-  return math.abs(math.log(nop)) >= math.abs(math.log(tax)) + math.log(floor)
+  return nop < 1 and math.log(nop) <= math.log(tax) - math.log(floor)
 end
 
 return M
