@@ -100,11 +100,12 @@ DISPATCH_LOOPS(twin, twin)
 TIMED_LOOPS(kernel, v_copy(d, s, n), v_fill(d, byte, n), v_find(s, n, needle, NEEDLE))
 /* The kernel row's loop with one nop more before the call: a control for
  * the dispatch tax (up to 16 bytes, where the default moves the bytes
- * inline, it still calls the kernel: plancheck reads no tax there). The default's loop decides before it calls; on the Zen
- * 5 VM one instruction more there, a nop as much as a compare, moved a
- * kernel's unaligned 1 KiB copies either way, as far as the default's tax
- * there (docs/runs/zen5-vm-2026-12-06.md, "The night"), so the kernel's own
- * row from a loop one nop longer says how far the call site alone moves it. */
+ * inline, it still calls the kernel: plancheck reads no tax there). The
+ * default's loop decides before it calls; on the Zen 5 VM one instruction
+ * more there, a nop as much as a compare, slowed a kernel's unaligned 1 KiB
+ * copies as far as the default's tax there (docs/runs/zen5-vm-2026-12-06.md,
+ * "The night"), so the kernel's own row from a loop one nop longer says how
+ * far the call site alone moves it. */
 static inline void one_nop(void) { __asm__ volatile("nop"); }
 TIMED_LOOPS(kernel_nop, (one_nop(), v_copy(d, s, n)), (one_nop(), v_fill(d, byte, n)),
             (one_nop(), v_find(s, n, needle, NEEDLE)))
