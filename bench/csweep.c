@@ -273,23 +273,18 @@ static void measure(cell *c, unsigned char *d, const unsigned char *s)
   }
 }
 
-/* The kernel the default runs in a cell, by the plan's pick functions
- * (those avxbuf.kernel() reports), and the row that calls that kernel's
- * function from a loop of its own (-1: none does), so that plancheck can
+/* The row that calls the function of the kernel the default runs in a cell
+ * (kernel_for: the plan's pick functions, those avxbuf.kernel() reports)
+ * from a loop of its own (-1: none does), so that plancheck can
  * tell what the dispatch costs over its kernel: on the Zen 5 VM the default
  * ran 4 KiB copies at 0.81-0.85x the row of the very function it called
  * (issue 46, docs/runs/zen5-vm-2026-12-05.md "The default's 4 KiB"). Up to
  * 16 bytes a vector kernel's moves run inline in the dispatch (dispatch.h):
  * no row calls that code. The C library's row calls memmove itself, not the libc
  * kernel's wrapper, so it stands for no kernel either. */
-static const avxbuf_kernel *default_kernel(const cell *c)
-{
-  return kernel_for(c->op, c->n);
-}
-
 static int default_kernel_row(const cell *c)
 {
-  const avxbuf_kernel *k = default_kernel(c);
+  const avxbuf_kernel *k = kernel_for(c->op, c->n);
   if (c->op != OP_FIND && c->n <= 16 && k->vector_bits > 0) return -1;
   for (int i = 0; i < nrows; i++) {
     const avxbuf_kernel *rk = (c->op == OP_ZERO || c->op == OP_FILL) && rows[i].fill_k ? rows[i].fill_k : rows[i].k;
@@ -485,7 +480,7 @@ int main(int argc, char **argv)
       int kr = default_kernel_row(c);
       fprintf(f, "%s\n{\"op\": \"%s\", \"size\": %zu, \"dst_offset\": %d, \"src_offset\": %d, "
               "\"distance_mod_4096\": %ld, \"default_kernel\": \"%s\", \"default_row\": %s%s%s, \"rows\": {",
-              i ? "," : "", avxbuf_op_names[c->op], c->n, c->doff, c->soff, c->dist, default_kernel(c)->name,
+              i ? "," : "", avxbuf_op_names[c->op], c->n, c->doff, c->soff, c->dist, kernel_for(c->op, c->n)->name,
               kr < 0 ? "" : "\"", kr < 0 ? "null" : rows[kr].name, kr < 0 ? "" : "\"");
       for (int r = 0; r < nrows; r++) {
         fprintf(f, "%s\"%s\": {\"gbs\": %.4f, \"ratio_to_libc\": %.4f, \"ns\": [", r ? ", " : "", rows[r].name,

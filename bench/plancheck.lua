@@ -356,14 +356,16 @@ local function tax_readout()
     return true
   end
   local v = taxverdict.decide(taxes, twins)
-  -- The kernel_nop control beside each cell beyond: the same kernel from a
-  -- loop one nop longer than its row's, against that row.
-  local function nop_shift(t)
-    return cells[t.key].rows.kernel_nop and paired(cells[t.key], "kernel_nop", t.row, JUDGE)
+  -- The kernel_nop control in each cell: the same kernel from a loop one nop
+  -- longer than its row's, against that row (nil where the sweep has none).
+  local shifts = {}
+  for _, t in ipairs(taxes) do
+    t.nop = cells[t.key].rows.kernel_nop and paired(cells[t.key], "kernel_nop", t.row, JUDGE)
+    shifts[#shifts + 1] = t.nop
   end
   local as_far = 0
   for _, b in ipairs(v.beyond) do
-    local twin, nop = cells[b.key].rows.default_twin, nop_shift(b)
+    local twin, nop = cells[b.key].rows.default_twin, b.nop
     if nop and taxverdict.as_far(b.ratio, nop, v.floor) then as_far = as_far + 1 end
     print(string.format("%-28s default %.2fx the %s row, the kernel it runs%s%s", b.key, b.ratio, b.row,
       twin and string.format(" (the default's twin there: %.2fx the default)",
@@ -379,8 +381,6 @@ local function tax_readout()
     no_row > 0 and string.format(", %d unjudged (no row runs the default's kernel, or the runs differ)", no_row)
     or "", bench.quantile(sorted, 0.05), bench.quantile(sorted, 0.95), v.floor, 1 / v.floor, #v.beyond, v.floor,
     100 * #v.beyond / #taxes))
-  local shifts = {}
-  for _, t in ipairs(taxes) do shifts[#shifts + 1] = nop_shift(t) end
   if #shifts == #taxes then
     table.sort(shifts)
     print(string.format("the call site alone (the kernel from a loop one nop longer / its row, judged runs): "
