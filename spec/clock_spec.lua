@@ -78,17 +78,27 @@ end
 
 -- The imul chain's clock over the add chain's, read n times by ratio() in
 -- each of up to three sets: passes at the first set whose median is within
--- 5% of 1, fails with the three medians otherwise.
-local function one_set_of_three_within_5_percent(n, what, ratio)
+-- WRONG_LATENCY / 2 of 1, fails with the three medians otherwise.
+--
+-- What the check is for: a chain that does not run at its latency. The
+-- nearest wrong latency is an imul of 4 cycles where 3 are counted (AMD
+-- before Zen, clock.h), which reads 1/4 low; a folded or emulated chain is
+-- further off. Half of that is the bound. A tighter one tests the host
+-- instead: load elsewhere (make test-versions' second lane) has held the
+-- ratio a few per cent off for seconds at a time (docs/clock.md, "What it
+-- cannot see"). A failure names the CPU, as CI's log does not.
+local WRONG_LATENCY = 1 / 4
+local function one_set_of_three_at_the_latency(n, what, ratio)
   local medians = {}
   for attempt = 1, 3 do
     local ratios = {}
     for k = 1, n do ratios[k] = ratio() end
     medians[attempt] = stats.median(ratios)
-    if math.abs(medians[attempt] - 1) <= 0.05 then return end
+    if math.abs(medians[attempt] - 1) <= WRONG_LATENCY / 2 then return end
   end
-  lu.fail(string.format("imul / add, medians of 3 sets of %d %s: %.4f, %.4f, %.4f", n, what, medians[1],
-                        medians[2], medians[3]))
+  local cpu = avxbuf.cpu()
+  lu.fail(string.format("imul / add, medians of 3 sets of %d %s: %.4f, %.4f, %.4f (%s, family 0x%X model 0x%X)", n,
+                        what, medians[1], medians[2], medians[3], tostring(cpu.brand), cpu.family or 0, cpu.model or 0))
 end
 
 -- Where there is no probe, it says why (no x86 code in this build; under
@@ -103,19 +113,15 @@ function TestClock.test_without_a_probe_it_says_why()
   lu.assertStrContains(tostring(avxbuf.licence(0.01)), "no conclusion")
 end
 
--- coreclock's self-check: its add and imul chains read one clock. A
--- chain that did not run at its latency (folded, another imul latency) is
--- off by a third or more; a sibling thread busy on the host's core delays
--- the add chain's one-cycle adds (seen in CI: nine calls at 1.006-1.030
--- under make sanitize's two lanes), so the median of nine calls is held to
--- 5%, and each call's `agree` to its definition (within 2%). Something
--- outside the process can hold the imul chain back for a while (seen once
--- on the Zen 4 VM: both lanes of `make test LUA=luajit` read 0.904 at the
--- same moment, and 0.99-1.02 in every run before and after): up to three
--- sets of nine, one of which must hold; a wrong latency fails all three.
+-- coreclock's self-check: its add and imul chains read one clock. The
+-- median of nine calls is held to the latency bound above, and each call's
+-- `agree` to its definition (within 2%). Something outside the process can
+-- hold one chain back for a while (both lanes of `make test LUA=luajit`
+-- at the same moment, on the Zen 4 VM): up to three sets of nine, one of
+-- which must hold; a wrong latency fails all three.
 function TestClock.test_coreclock_chains_read_one_clock()
   needs_probe()
-  one_set_of_three_within_5_percent(9, "calls", function()
+  one_set_of_three_at_the_latency(9, "calls", function()
     local ghz, d = avxbuf.coreclock()
     lu.assertTrue(ghz > 0.1 and ghz < 10, "a core clock: " .. tostring(ghz))
     lu.assertTrue(d.tsc_ghz > 0.1 and d.seconds > 0 and d.seconds < 1e-3)
@@ -139,11 +145,8 @@ end
 -- The other chain reads the same clock after a burst: measure_clock's
 -- imul windows (a third as many rounds, 3 cycles each) against its add
 -- windows, in calls side by side (the host's clock moves between calls
--- now and then: the median of ten neighbouring pairs). Within 5% in one of
--- up to three sets: a chain of another latency is off by a third or more,
--- while a suite running on the other core (make test-versions' second
--- lane) moved the median past 2%, and once, with a build on the other
--- core, one set's to 5.3%.
+-- now and then: the median of ten neighbouring pairs), within the latency
+-- bound above in one of up to three sets.
 function TestClock.test_the_imul_chain_reads_the_clock_the_add_chain_reads()
   needs_probe()
   local rows = { { kernel = "scalar" }, { kernel = "libc", op = "zero" } }
@@ -151,7 +154,7 @@ function TestClock.test_the_imul_chain_reads_the_clock_the_add_chain_reads()
     local r = assert(avxbuf.measure_clock { rows = rows, rounds = 2, settle_us = 200, chain = chain })
     return stats.median { r[1][1], r[1][2], r[2][1], r[2][2] }
   end
-  one_set_of_three_within_5_percent(10, "pairs", function() return clock("imul") / clock("add") end)
+  one_set_of_three_at_the_latency(10, "pairs", function() return clock("imul") / clock("add") end)
 end
 
 -- Readings the probe could not time (0) are left out, and counted.
