@@ -85,8 +85,8 @@ end
 -- before Zen, clock.h), which reads 1/4 low; a folded or emulated chain is
 -- further off. Half of that is the bound. A tighter one tests the host
 -- instead: load elsewhere (make test-versions' second lane) has held the
--- ratio a few per cent off for seconds at a time (docs/clock.md, "What it
--- cannot see"). A failure names the CPU, as CI's log does not.
+-- ratio a few per cent off for seconds at a time (docs/clock.md, "What the
+-- probe measures"). A failure names the CPU, as CI's log did not.
 local WRONG_LATENCY = 1 / 4
 local function one_set_of_three_at_the_latency(n, what, ratio)
   local medians = {}
