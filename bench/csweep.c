@@ -154,13 +154,14 @@ static void run(const timed *t, int op, unsigned char *d, const unsigned char *s
 
 /* A row's repetitions are run at each of the four places a caller's stack
  * pointer can have in a 64-byte line (16-byte aligned, as the x86-64 psABI
- * keeps it at a call), a quarter of them each. The find kernels save
- * registers on the stack, and on the Zen 5 VM their calls ran some per
- * cent faster at one of those places than at the others; each row's loop
- * has a stack frame of its own size, so the process's random stack start
- * (ASLR) made one row or another the lucky one, a different one in every
- * process (docs/runs/zen5-vm-2026-12-06.md, "After midnight"). Over all
- * four, a row costs what it costs a caller at any place. */
+ * keeps it at a call), a quarter of them each (a row of 1-3 repetitions,
+ * at streaming sizes, runs at the first places only). The find kernels
+ * save registers on the stack, and on the Zen 5 VM their calls ran some
+ * per cent faster at one of those places than at the others; each row's
+ * loop has a stack frame of its own size, so the process's random stack
+ * start (ASLR) made one row or another the lucky one, a different one in
+ * every process (docs/runs/zen5-vm-2026-12-06.md, "After midnight"). Over
+ * the four, a row costs what it costs a caller on average over the places. */
 #define STACK_PLACES 4
 static __attribute__((noinline)) void run_at(size_t place, const timed *t, int op, unsigned char *d,
                                              const unsigned char *s, size_t n, long reps)

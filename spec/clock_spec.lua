@@ -81,12 +81,13 @@ end
 -- WRONG_LATENCY / 2 of 1, fails with the three medians otherwise.
 --
 -- What the check is for: a chain that does not run at its latency. The
--- nearest wrong latency is an imul of 4 cycles where 3 are counted (AMD
--- before Zen, clock.h), which reads 1/4 low; a folded or emulated chain is
--- further off. Half of that is the bound. A tighter one tests the host
--- instead: load elsewhere (make test-versions' second lane) has held the
--- ratio a few per cent off for seconds at a time (docs/clock.md, "What the
--- probe measures"). A failure names the CPU, as CI's log did not.
+-- nearest wrong latency is an imul of 4 cycles where 3 are counted (K10's
+-- 64-bit imul, in Agner Fog's instruction tables), which reads 1/4 low;
+-- 6 cycles (Bulldozer) or a folded chain are further off. Half of that is
+-- the bound. A tighter one tests the host instead: load elsewhere (make
+-- test-versions' second lane) has held the ratio up to a tenth off for
+-- seconds at a time (docs/clock.md, "What the probe measures"). A failure
+-- names the CPU, as CI's log did not.
 local WRONG_LATENCY = 1 / 4
 local function one_set_of_three_at_the_latency(n, what, ratio)
   local medians = {}
@@ -116,9 +117,8 @@ end
 -- coreclock's self-check: its add and imul chains read one clock. The
 -- median of nine calls is held to the latency bound above, and each call's
 -- `agree` to its definition (within 2%). Something outside the process can
--- hold one chain back for a while (both lanes of `make test LUA=luajit`
--- at the same moment, on the Zen 4 VM): up to three sets of nine, one of
--- which must hold; a wrong latency fails all three.
+-- hold one chain back for a while: up to three sets of nine, one of which
+-- must hold; a wrong latency fails all three.
 function TestClock.test_coreclock_chains_read_one_clock()
   needs_probe()
   one_set_of_three_at_the_latency(9, "calls", function()
