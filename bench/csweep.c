@@ -120,6 +120,14 @@ static const avxbuf_kernel *kernel_for(int op, size_t n)
   return avxbuf_pick_fill(&state.plan, n, op == OP_FILL);
 }
 
+/* Runs family name's loop for op (TIMED_LOOPS) with run()'s arguments. */
+#define RUN_LOOP(name) \
+  do { \
+    if (op == OP_COPY) name##_copy(d, s, n, reps); \
+    else if (op == OP_FIND) name##_find(s, n, needle, reps); \
+    else name##_fill(d, byte, n, reps); \
+  } while (0)
+
 static void run(const timed *t, int op, unsigned char *d, const unsigned char *s, size_t n, long reps)
 {
   int byte = op == OP_ZERO ? 0 : 0x5A;
@@ -127,28 +135,18 @@ static void run(const timed *t, int op, unsigned char *d, const unsigned char *s
   if (t->k == &libc_direct) {
     v_memmove = c_memmove; v_memset = c_memset;
     v_memmem = (const unsigned char *(*)(const void *, size_t, const void *, size_t))c_memmem;
-    if (op == OP_COPY) libc_copy(d, s, n, reps);
-    else if (op == OP_FIND) libc_find(s, n, needle, reps);
-    else libc_fill(d, byte, n, reps);
+    RUN_LOOP(libc);
   } else if (t->k == NULL) {
-    if (op == OP_COPY) default_copy(d, s, n, reps);
-    else if (op == OP_FIND) default_find(s, n, needle, reps);
-    else default_fill(d, byte, n, reps);
+    RUN_LOOP(default);
   } else if (t->k == &default_twin) {
-    if (op == OP_COPY) twin_copy(d, s, n, reps);
-    else if (op == OP_FIND) twin_find(s, n, needle, reps);
-    else twin_fill(d, byte, n, reps);
-  } else if (t->k == &kernel_nop) {
-    const avxbuf_kernel *k = kernel_for(op, n);
-    v_copy = k->copy; v_fill = k->fill; v_find = k->find;
-    if (op == OP_COPY) kernel_nop_copy(d, s, n, reps);
-    else if (op == OP_FIND) kernel_nop_find(s, n, needle, reps);
-    else kernel_nop_fill(d, byte, n, reps);
+    RUN_LOOP(twin);
   } else {
-    v_copy = t->k->copy; v_fill = (t->fill_k ? t->fill_k : t->k)->fill; v_find = t->k->find;
-    if (op == OP_COPY) kernel_copy(d, s, n, reps);
-    else if (op == OP_FIND) kernel_find(s, n, needle, reps);
-    else kernel_fill(d, byte, n, reps);
+    /* A kernel's row, or the control calling the default's kernel. */
+    int nop = t->k == &kernel_nop;
+    const avxbuf_kernel *k = nop ? kernel_for(op, n) : t->k, *fill_k = !nop && t->fill_k ? t->fill_k : k;
+    v_copy = k->copy; v_fill = fill_k->fill; v_find = k->find;
+    if (nop) RUN_LOOP(kernel_nop);
+    else RUN_LOOP(kernel);
   }
 }
 
