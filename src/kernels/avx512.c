@@ -112,28 +112,41 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill(unsigned char *d, int c, size_
     __asm__ volatile(EVEX_BCAST("ymm16") EVEX_ST("ymm16", "") EVEX_STN("ymm16", "-32")
                      : : [d] "r"(d), [n] "r"(n), [c] "r"(c) : "memory", "xmm16");
 }
-/* Where the aligned loops of n > 8 vectors start, and how long a head is
- * stored before it: from the next 64-byte boundary after one head vector,
- * as glibc's loops start, or, when dst is aligned itself, after a head of
- * four, so that an aligned 2^k bytes store each line once (one head vector
- * there would leave the loop one iteration that the tail stores again). */
-AVXBUF_INLINE unsigned char *evex_loop_start(unsigned char *d, size_t *misaligned)
+/* Where the aligned loops of n > 8 vectors start, as an offset from the
+ * address a whose accesses they align, and how long a head is stored
+ * before them: from the next 64-byte boundary after one head vector, as
+ * glibc's loops start, or, when a is aligned itself, after a head of four,
+ * so that an aligned 2^k bytes store each line once (one head vector there
+ * would leave the loop one iteration that the tail stores again). */
+AVXBUF_INLINE size_t evex_loop_start(uintptr_t a, size_t *misaligned)
 {
-  *misaligned = (uintptr_t)d & 63;
-  return *misaligned ? (unsigned char *)(((uintptr_t)d | 63) + 1) : d + 256;
+  *misaligned = a & 63;
+  return *misaligned ? 64 - *misaligned : 256;
 }
 #define EVEX_HEAD_REST(a, b, c) "test %[m], %[m]\n\t" "jnz 4f\n\t" \
   EVEX_ST(a, "64") EVEX_ST(b, "128") EVEX_ST(c, "192") "4:\n\t"
 
+/* Copies up to this size with dst off a 64-byte boundary align the loop's
+ * loads; the others align its stores, as glibc's loops do. On the Zen 5
+ * VM such a short copy's split loads cost more than split stores, and with
+ * its stores aligned its time moved with its caller's code. The bound is
+ * from the sweeps in docs/kernels.md, "Which side a short copy aligns";
+ * -DEVEX_LOADS_ALIGNED_UPTO=0 builds the stores-aligned way to compare. */
+#ifndef EVEX_LOADS_ALIGNED_UPTO
+#define EVEX_LOADS_ALIGNED_UPTO 1024
+#endif
+
 /* n > 8 vectors, dst not inside (src, src + n): vec_variant.h's forward
- * loop (head and tail loaded first, aligned stores of four vectors), in
- * zmm16-27. */
+ * loop (head and tail loaded first, four vectors an iteration, the stores
+ * or the loads aligned), in zmm16-27. */
 AVX512_TARGET AVXBUF_INLINE void avx512_evex_copy_forward(unsigned char *d, const unsigned char *s, size_t n)
 {
   unsigned char *end = d + n, *lim;
   size_t m;
-  unsigned char *p = evex_loop_start(d, &m);
-  const unsigned char *q = s + (p - d);
+  const unsigned char *side = n <= EVEX_LOADS_ALIGNED_UPTO && ((uintptr_t)d & 63) ? s : d;
+  size_t head = evex_loop_start((uintptr_t)side, &m);
+  unsigned char *p = d + head;
+  const unsigned char *q = s + head;
   __asm__ volatile(EVEX_LD("zmm16", "", "s") EVEX_LD("zmm25", "64", "s") EVEX_LD("zmm26", "128", "s")
                    EVEX_LD("zmm27", "192", "s")
                    EVEX_LDN("zmm17", "-256", "s") EVEX_LDN("zmm18", "-192", "s")
@@ -144,8 +157,8 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_copy_forward(unsigned char *d, cons
                    "1:\n\t"
                    EVEX_LD("zmm21", "", "q") EVEX_LD("zmm22", "64", "q")
                    EVEX_LD("zmm23", "128", "q") EVEX_LD("zmm24", "192", "q")
-                   "vmovdqa64 %%zmm21, (%[p])\n\t" "vmovdqa64 %%zmm22, 64(%[p])\n\t"
-                   "vmovdqa64 %%zmm23, 128(%[p])\n\t" "vmovdqa64 %%zmm24, 192(%[p])\n\t"
+                   "vmovdqu64 %%zmm21, (%[p])\n\t" "vmovdqu64 %%zmm22, 64(%[p])\n\t"
+                   "vmovdqu64 %%zmm23, 128(%[p])\n\t" "vmovdqu64 %%zmm24, 192(%[p])\n\t"
                    "add $256, %[p]\n\t"
                    "add $256, %[q]\n\t"
                    "cmp %[lim], %[p]\n\t"
@@ -166,7 +179,7 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill_loop(unsigned char *d, int c, 
 {
   unsigned char *end = d + n, *lim;
   size_t m;
-  unsigned char *p = evex_loop_start(d, &m);
+  unsigned char *p = d + evex_loop_start((uintptr_t)d, &m);
   __asm__ volatile(EVEX_BCAST("zmm16")
                    EVEX_ST("zmm16", "") EVEX_HEAD_REST("zmm16", "zmm16", "zmm16")
                    "lea -512(%[e]), %[lim]\n\t"
