@@ -116,8 +116,8 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill(unsigned char *d, int c, size_
  * address a whose accesses they align, and how long a head is stored
  * before them: from the next 64-byte boundary after one head vector, as
  * glibc's loops start, or, when a is aligned itself, after a head of four,
- * so that an aligned 2^k bytes store each line once (one head vector there
- * would leave the loop one iteration that the tail stores again). */
+ * so that a copy of 2^k bytes from there touches each of a's lines once (one
+ * head vector would leave the loop one iteration that the tail does again). */
 AVXBUF_INLINE size_t evex_loop_start(uintptr_t a, size_t *misaligned)
 {
   *misaligned = a & 63;
@@ -131,7 +131,7 @@ AVXBUF_INLINE size_t evex_loop_start(uintptr_t a, size_t *misaligned)
  * VM such a short copy's split loads cost more than split stores, and with
  * its stores aligned its time moved with its caller's code. The bound is
  * from the sweeps in docs/kernels.md, "Which side a short copy aligns";
- * -DEVEX_LOADS_ALIGNED_UPTO=0 builds the stores-aligned way to compare. */
+ * -DEVEX_LOADS_ALIGNED_UPTO=0 aligns the stores at every size. */
 #ifndef EVEX_LOADS_ALIGNED_UPTO
 #define EVEX_LOADS_ALIGNED_UPTO 1024
 #endif

@@ -29,7 +29,8 @@
  *             there: docs/kernels.md);
  *   larger    a 4V-unrolled loop with aligned stores, forward, or backward
  *             when dst lies inside (src, src + n); head and tail vectors are
- *             loaded first and stored last, unaligned.
+ *             loaded first and stored last, unaligned (avx512.c's own
+ *             forward loop aligns the loads of short copies instead).
  *   _nt       the forward loop with streaming stores and an sfence, taken
  *             only when the ranges are disjoint (a stream bypasses the cache,
  *             which pays only past the last-level cache: dispatch decides).
