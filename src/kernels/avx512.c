@@ -130,11 +130,8 @@ AVXBUF_INLINE size_t evex_loop_start(uintptr_t a, size_t *misaligned)
  * loads; the others align its stores, as glibc's loops do. On the Zen 5
  * VM such a short copy's split loads cost more than split stores, and with
  * its stores aligned its time moved with its caller's code. The bound is
- * from the sweeps in docs/kernels.md, "Which side a short copy aligns";
- * -DEVEX_LOADS_ALIGNED_UPTO=0 aligns the stores at every size. */
-#ifndef EVEX_LOADS_ALIGNED_UPTO
+ * from the sweeps in docs/kernels.md, "Which side a short copy aligns". */
 #define EVEX_LOADS_ALIGNED_UPTO 1024
-#endif
 
 /* n > 8 vectors, dst not inside (src, src + n): vec_variant.h's forward
  * loop (head and tail loaded first, four vectors an iteration, the stores
