@@ -20,6 +20,8 @@
  *                         (at most KCLEAN_MAX + 1)
  *   KCOPY_FORWARD_CLEAN, KFILL_LOOP_CLEAN   optional, the same for the temporal
  *                         kernel's forward copy and fill loops (n > 8V)
+ *   KSTREAM_COPY_PAIRS    optional: the streaming copy's loop loads and streams
+ *                         two vectors at a time, not four loads then four streams
  * Strategy, by size n (V = VEC_SIZE):
  *   n <= 2V   two overlapping vectors (or the narrower family's handler);
  *   n <= 4V   four, n <= 8V eight (copies load them all before any store,
@@ -303,6 +305,7 @@ const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
 #undef KFILL_LE8V_CLEAN
 #undef KLE8V_CLEAN_FROM
 #undef KCOPY_FORWARD_CLEAN
+#undef KSTREAM_COPY_PAIRS
 #undef KCOPY_SKEW32
 #undef KSKEW32_KERNEL
 #undef KSKEW32_UPTO

@@ -25,8 +25,15 @@ KTARGET AVXBUF_INLINE void KV(_copy_forward)(unsigned char *d, const unsigned ch
   const unsigned char *q = s + skew;
   for (; p < end - 4 * VEC_SIZE; p += 4 * VEC_SIZE, q += 4 * VEC_SIZE) {
     KCHECK_ALIGNED(p);
+#if KSTREAM && defined(KSTREAM_COPY_PAIRS)
+    a = V_LOADU(q); b = V_LOADU(q + VEC_SIZE);
+    KV_STORE(p, a); KV_STORE(p + VEC_SIZE, b);
+    c = V_LOADU(q + 2 * VEC_SIZE); e = V_LOADU(q + 3 * VEC_SIZE);
+    KV_STORE(p + 2 * VEC_SIZE, c); KV_STORE(p + 3 * VEC_SIZE, e);
+#else
     V4_LOAD(q, a, b, c, e);
     V4_STORE(KV_STORE, p, a, b, c, e);
+#endif
   }
   KV_FENCE();
   V4_STORE(V_STOREU, end - 4 * VEC_SIZE, t0, t1, t2, t3);
