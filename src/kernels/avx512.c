@@ -131,7 +131,8 @@ AVXBUF_INLINE size_t evex_loop_start(uintptr_t a, size_t *misaligned)
  * VM such a short copy's split loads cost more than split stores, and with
  * its stores aligned its time moved with its caller's code. The bound is
  * from the sweeps in docs/kernels.md, "Which side a short copy aligns". */
-#define EVEX_LOADS_ALIGNED_UPTO 1024
+#define KLOADS_ALIGNED_UPTO 1024
+#define KLOADS_ALIGNED(d, n) ((n) <= KLOADS_ALIGNED_UPTO && ((uintptr_t)(d) & 63))
 
 /* n > 8 vectors, dst not inside (src, src + n): vec_variant.h's forward
  * loop (head and tail loaded first, four vectors an iteration, the stores
@@ -140,7 +141,7 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_copy_forward(unsigned char *d, cons
 {
   unsigned char *end = d + n, *lim;
   size_t m;
-  const unsigned char *side = n <= EVEX_LOADS_ALIGNED_UPTO && ((uintptr_t)d & 63) ? s : d;
+  const unsigned char *side = KLOADS_ALIGNED(d, n) ? s : d;
   size_t head = evex_loop_start((uintptr_t)side, &m);
   unsigned char *p = d + head;
   const unsigned char *q = s + head;
@@ -221,7 +222,8 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill_loop(unsigned char *d, int c, 
  * reference manual counts as two accesses) and every 32-byte one sits in
  * one, so copies of 8 vectors up to 8 KiB, forward or backward, take the
  * 32-byte family's loops; the bound comes from the sweeps in
- * docs/kernels.md, "Skew 32". */
+ * docs/kernels.md, "Skew 32". Not the forward copies whose loads the loop
+ * aligns (KLOADS_ALIGNED): their loads do not split. */
 #define KCOPY_SKEW32 avx512_256_copy
 #define KSKEW32_KERNEL avxbuf_k_avx512_256
 #define KSKEW32_UPTO (8 << 10)

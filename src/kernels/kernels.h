@@ -58,6 +58,10 @@ typedef struct avxbuf_kernel {
    * is 32 mod 64 run this other kernel's copy (avx512.c says why); NULL: none. */
   const struct avxbuf_kernel *skew32;
   size_t skew32_upto;
+  /* Disjoint forward copies of more than 8 vectors up to this size whose dst
+   * is off a vector boundary align the loop's loads, not its stores, and are
+   * not handed to skew32 (avx512.c says why); 0: none. */
+  size_t loads_aligned_upto;
 } avxbuf_kernel;
 
 /* The registry (registry.c): every kernel in this binary, NULL-terminated,

@@ -20,6 +20,9 @@
  *                         (at most KCLEAN_MAX + 1)
  *   KCOPY_FORWARD_CLEAN, KFILL_LOOP_CLEAN   optional, the same for the temporal
  *                         kernel's forward copy and fill loops (n > 8V)
+ *   KLOADS_ALIGNED_UPTO, KLOADS_ALIGNED(d, n)   optional, with KCOPY_FORWARD_CLEAN:
+ *                         the copies up to that size that its loop takes with the
+ *                         loads aligned (they are not handed to KCOPY_SKEW32)
  *   KSTREAM_COPY_PAIRS    optional: the streaming copy's loop loads and streams
  *                         two vectors at a time, not four loads then four streams
  * Strategy, by size n (V = VEC_SIZE):
@@ -50,6 +53,12 @@
 #define KSTR_(a) #a
 #define KSTR(a) KSTR_(a)
 #define KFN(suffix) KCAT(KNAME, suffix)
+
+/* A family whose forward loop aligns its stores at every size. */
+#ifndef KLOADS_ALIGNED_UPTO
+#define KLOADS_ALIGNED_UPTO 0
+#define KLOADS_ALIGNED(d, n) 0
+#endif
 
 /* Emulated builds have no hardware to fault on a misaligned aligned store,
  * so they check it themselves. */
@@ -272,14 +281,15 @@ AVXBUF_KERNEL_ALIGN static const unsigned char *KFN(_rfind)(const unsigned char 
 const avxbuf_kernel KCAT(avxbuf_k_, KNAME) = {
   KSTR(KNAME), KFN(_copy), KFN(_fill), KFIND, KRFIND, KNEEDS, KLEVEL, 8 * VEC_SIZE, KR_TEMPORAL,
 #ifdef KCOPY_SKEW32
-  &KSKEW32_KERNEL, KSKEW32_UPTO
+  &KSKEW32_KERNEL, KSKEW32_UPTO,
 #else
-  NULL, 0
+  NULL, 0,
 #endif
+  KLOADS_ALIGNED_UPTO
 };
 const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
   KSTR(KNAME) "_nt", KFN(_nt_copy), KFN(_nt_fill), KFIND, KRFIND, KNEEDS, KLEVEL, 8 * VEC_SIZE, KR_STREAMING,
-  NULL, 0 };
+  NULL, 0, 0 };
 
 #undef KNAME
 #undef KTARGET
@@ -305,6 +315,8 @@ const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
 #undef KFILL_LE8V_CLEAN
 #undef KLE8V_CLEAN_FROM
 #undef KCOPY_FORWARD_CLEAN
+#undef KLOADS_ALIGNED_UPTO
+#undef KLOADS_ALIGNED
 #undef KSTREAM_COPY_PAIRS
 #undef KCOPY_SKEW32
 #undef KSKEW32_KERNEL

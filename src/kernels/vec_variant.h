@@ -42,8 +42,10 @@ KTARGET AVXBUF_INLINE void KV(_copy_forward)(unsigned char *d, const unsigned ch
 
 #if !KSTREAM && defined(KCOPY_SKEW32)
 /* A copy past 8 vectors, forward or backward, that the family hands to
- * KCOPY_SKEW32 (avx512.c says why). */
-#define KV_SKEWED(d, s, n) ((n) <= KSKEW32_UPTO && (((uintptr_t)(d) - (uintptr_t)(s)) & 63) == 32)
+ * KCOPY_SKEW32 (avx512.c says why), unless its forward loop would take it
+ * with the loads aligned (KLOADS_ALIGNED). */
+#define KV_SKEWED(d, s, n) ((n) <= KSKEW32_UPTO && (((uintptr_t)(d) - (uintptr_t)(s)) & 63) == 32 \
+                            && !(KLOADS_ALIGNED(d, n) && forward_safe(d, s, n) && !aliasing_4k(d, s, n)))
 #endif
 
 KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy)(void *dst, const void *src, size_t n)

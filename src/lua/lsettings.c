@@ -42,8 +42,8 @@ static int l_kernel(lua_State *L)
 
 /* avxbuf.kernels(): every kernel in this binary, what its code may execute
  * (make audit checks the compiled instructions against these fields),
- * whether this CPU and OS can run it, and which copies it hands to another
- * kernel (skew32). */
+ * whether this CPU and OS can run it, which copies it hands to another
+ * kernel (skew32) and which it copies with the loads aligned. */
 static int l_kernels(lua_State *L)
 {
   static const char *const roles[] = {
@@ -88,6 +88,10 @@ static int l_kernels(lua_State *L)
       lua_pushinteger(L, (lua_Integer)k->skew32_upto);
       lua_setfield(L, -2, "upto");
       lua_setfield(L, -2, "skew32");
+    }
+    if (k->loads_aligned_upto) {   /* its forward loop's own exception (src/kernels/kernels.h) */
+      lua_pushinteger(L, (lua_Integer)k->loads_aligned_upto);
+      lua_setfield(L, -2, "loads_aligned_upto");
     }
     lua_rawseti(L, -2, i + 1);
   }
