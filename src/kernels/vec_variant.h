@@ -42,11 +42,11 @@ KTARGET AVXBUF_INLINE void KV(_copy_forward)(unsigned char *d, const unsigned ch
 
 #if !KSTREAM && defined(KCOPY_SKEW32)
 /* A copy past 8 vectors, forward or backward, that the family hands to
- * KCOPY_SKEW32 (avx512.c says why), unless its forward loop would take it
- * with the loads aligned (KLOADS_ALIGNED). */
-#define KV_SKEWED(d, s, n) ((n) <= KSKEW32_UPTO && (((uintptr_t)(d) - (uintptr_t)(s)) & 63) == 32 \
-                            && !(KLOADS_ALIGNED(d, n) && forward_safe(d, s, n) && !aliasing_4k(d, s, n)))
+ * KCOPY_SKEW32 (avx512.c says why). */
+#define KV_SKEWED(d, s, n) ((n) <= KSKEW32_UPTO && (((uintptr_t)(d) - (uintptr_t)(s)) & 63) == 32)
 #endif
+/* A copy past 8 vectors that the clean forward loop may take. */
+#define KV_FORWARD(d, s, n) (forward_safe(d, s, n) && !aliasing_4k(d, s, n))
 
 KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy)(void *dst, const void *src, size_t n)
 {
@@ -56,11 +56,16 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy)(void *dst, const void *src, si
   if (__builtin_expect(n - KLE8V_CLEAN_FROM <= 8 * VEC_SIZE - KLE8V_CLEAN_FROM, 1)) { KCOPY_LE8V_CLEAN(d, s, n); return; }
 #endif
   if (n <= KCLEAN_MAX) { KCOPY_CLEAN(d, s, n); return; }
+#if !KSTREAM && defined(KCOPY_FORWARD_CLEAN)
+  /* Those it takes with the loads aligned first: they do not split the
+   * loads that KCOPY_SKEW32 is there to spare. */
+  if (n > 8 * VEC_SIZE && KLOADS_ALIGNED(d, n) && KV_FORWARD(d, s, n)) { KCOPY_FORWARD_CLEAN(d, s, n); return; }
+#endif
 #ifdef KV_SKEWED
   if (n > 8 * VEC_SIZE && KV_SKEWED(d, s, n)) { KCOPY_SKEW32(d, s, n); return; }
 #endif
 #if !KSTREAM && defined(KCOPY_FORWARD_CLEAN)
-  if (n > 8 * VEC_SIZE && forward_safe(d, s, n) && !aliasing_4k(d, s, n)) {
+  if (n > 8 * VEC_SIZE && KV_FORWARD(d, s, n)) {
     KCOPY_FORWARD_CLEAN(d, s, n);
     return;
   }
@@ -124,6 +129,7 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_fill)(void *dst, int byte, size_t n)
 
 #undef KV
 #undef KV_SKEWED
+#undef KV_FORWARD
 #undef KV_STORE
 #undef KV_FENCE
 #undef KSTREAM
