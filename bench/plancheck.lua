@@ -72,10 +72,11 @@ end
 
 -- Copies a kernel hands to another (avxbuf.kernels()'s skew32: dst - src 32
 -- mod 64, more than 8 vectors up to a bound, but for those its loop takes
--- with the loads aligned: up to loads_aligned_upto with dst off a line) run
--- that kernel's code, so its row stands for them: in csweep's cells dst - src
--- is the distance modulo 4096 where one is given (dst on a line), else 2048
--- plus the offsets' difference (disjoint, forward, no page aliasing).
+-- with the loads aligned: up to loads_aligned_upto with dst off a line,
+-- forward-safe and not aliasing a page) run that kernel's code, so its row
+-- stands for them. In csweep's cells dst - src is 2048 plus the offsets'
+-- difference (disjoint, no page aliasing), or the distance modulo 4096
+-- where one is given: of those only 32 is skew 32, and it aliases a page.
 local skew32 = {}
 for _, k in ipairs(avxbuf.kernels()) do
   -- (8 vectors of vector_bits / 8 bytes: vector_bits bytes)

@@ -220,10 +220,11 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill_loop(unsigned char *d, int c, 
 /* dst - src = 32 mod 64: with the stores aligned to 64 bytes, every 64-byte
  * load spans two cache lines (a split load, which Intel's optimization
  * reference manual counts as two accesses) and every 32-byte one sits in
- * one, so copies of 8 vectors up to 8 KiB, forward or backward, take the
- * 32-byte family's loops; the bound comes from the sweeps in
- * docs/kernels.md, "Skew 32". Not the forward copies whose loads the loop
- * aligns (KLOADS_ALIGNED): their loads do not split. */
+ * one, so copies of more than 8 vectors up to 8 KiB, forward or backward,
+ * take the 32-byte family's loops; the bound comes from the sweeps in
+ * docs/kernels.md, "Skew 32". Not those the forward loop takes with its
+ * loads aligned (KLOADS_ALIGNED, forward-safe, no page aliasing): their
+ * loads do not split. */
 #define KCOPY_SKEW32 avx512_256_copy
 #define KSKEW32_KERNEL avxbuf_k_avx512_256
 #define KSKEW32_UPTO (8 << 10)

@@ -55,12 +55,14 @@ typedef struct avxbuf_kernel {
                            -1 when the C library decides */
   avxbuf_kernel_role role;
   /* Copies of more than 8 vectors up to skew32_upto bytes whose dst - src
-   * is 32 mod 64 run this other kernel's copy (avx512.c says why); NULL: none. */
+   * is 32 mod 64 run this other kernel's copy (avx512.c says why), but for
+   * those of loads_aligned_upto; NULL: none. */
   const struct avxbuf_kernel *skew32;
   size_t skew32_upto;
-  /* Disjoint forward copies of more than 8 vectors up to this size whose dst
-   * is off a vector boundary align the loop's loads, not its stores, and are
-   * not handed to skew32 (avx512.c says why); 0: none. */
+  /* Copies of more than 8 vectors up to this size whose dst is off a 64-byte
+   * line, dst not inside (src, src + n) and not a few bytes past src modulo
+   * a page (small.h's forward_safe and aliasing_4k), align the loop's loads,
+   * not its stores, and are not handed to skew32 (avx512.c says why); 0: none. */
   size_t loads_aligned_upto;
 } avxbuf_kernel;
 

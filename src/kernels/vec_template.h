@@ -58,6 +58,8 @@
 #ifndef KLOADS_ALIGNED_UPTO
 #define KLOADS_ALIGNED_UPTO 0
 #define KLOADS_ALIGNED(d, n) 0
+#elif !defined(KCOPY_FORWARD_CLEAN)
+#error "KLOADS_ALIGNED_UPTO describes KCOPY_FORWARD_CLEAN's loop: define both or neither"
 #endif
 
 /* Emulated builds have no hardware to fault on a misaligned aligned store,
