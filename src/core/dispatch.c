@@ -159,44 +159,77 @@ static void plan_small(avxbuf_plan *p)
   p->fill_call_from = p->fill_le16_upto + 1;
   p->copy_call_span = p->copy_small_below > p->copy_call_from ? p->copy_small_below - p->copy_call_from : 0;
   p->fill_call_span = p->fill_small_below > p->fill_call_from ? p->fill_small_below - p->fill_call_from : 0;
-  p->copy_call_fn = p->copy_small_below > AVXBUF_CALL_MAX ? p->copy_small_fn : NULL;
-  p->fill_call_fn = p->fill_small_below > AVXBUF_CALL_MAX ? p->fill_small_fn : NULL;
-  p->copy_mid_fn = p->copy_small_below > AVXBUF_MID_MAX ? p->copy_small_fn : NULL;
-  p->fill_mid_fn = p->fill_small_below > AVXBUF_MID_MAX ? p->fill_small_fn : NULL;
 }
 
-/* Whether a size where a pick can change lies in lo < b <= hi (b = SIZE_MAX
- * and 0 never do). */
-static int cut(const size_t *b, size_t nb, size_t lo, size_t hi)
+/* Whether every overlap's pick of a copy of a bytes and of b bytes is one
+ * kernel. */
+static int copies_agree(const avxbuf_plan *p, size_t a, size_t b)
 {
+  const avxbuf_kernel *k = avxbuf_pick_copy(p, a, OV_NONE);
+  return k == avxbuf_pick_copy(p, a, OV_FORWARD) && k == avxbuf_pick_copy(p, a, OV_BACKWARD)
+         && k == avxbuf_pick_copy(p, b, OV_NONE) && k == avxbuf_pick_copy(p, b, OV_FORWARD)
+         && k == avxbuf_pick_copy(p, b, OV_BACKWARD);
+}
+
+/* The same for fills of a and b bytes, whatever the byte and the answer of
+ * a measurement to come. */
+static int fills_agree(const avxbuf_plan *p, size_t a, size_t b)
+{
+  const avxbuf_kernel *f = avxbuf_pick_fill_kept(p, a, 1, 0);
+  for (int kept = 0; kept <= (p->stosb_fact_from != SIZE_MAX); kept++)
+    for (int byte = 0; byte <= 1; byte++)
+      if (avxbuf_pick_fill_kept(p, a, byte, kept) != f || avxbuf_pick_fill_kept(p, b, byte, kept) != f) return 0;
+  return 1;
+}
+
+/* Whether one kernel serves every size from lo to hi (agree: copies_agree
+ * or fills_agree): the picks change only at the sizes in b (nb of them),
+ * so it does where they agree at lo and at each of those in lo < b <= hi. */
+static int one_kernel(const avxbuf_plan *p, int (*agree)(const avxbuf_plan *, size_t, size_t), const size_t *b,
+                      size_t nb, size_t lo, size_t hi)
+{
+  if (!agree(p, lo, lo)) return 0;
   for (size_t i = 0; i < nb; i++)
-    if (b[i] > lo && b[i] <= hi) return 1;
-  return 0;
+    if (b[i] > lo && b[i] <= hi && !agree(p, lo, b[i])) return 0;
+  return 1;
 }
 
-/* avxbuf_plan's class tables: a class's function where no size at which a
- * pick changes cuts it, and its picks agree whatever the overlap (copies),
- * the byte, and a measurement to come (fills, which below stosb_fact_from
- * only: avxbuf_fill_more takes the measurement). */
-static void plan_classes(avxbuf_plan *p)
+/* A way of avxbuf_copy (dispatch.h): the function of the one kernel the
+ * picks give every copy from lo to hi bytes, else NULL. */
+static avxbuf_copy_fn copy_way(const avxbuf_plan *p, size_t lo, size_t hi)
 {
-  const size_t copy_b[] = { p->copy_small_below, p->wide_from, p->nontemporal_copy_from, p->rep_movsb_from,
-                            p->rep_movsb_until };
-  const size_t fill_b[] = { p->fill_small_below, p->wide_from, p->nontemporal_fill_from, p->nontemporal_zero_from,
-                            p->nontemporal_zero_kept_from, p->rep_stosb_from, p->rep_stosb_until,
-                            p->rep_stosb_kept_until, p->stosb_fact_from };
-  int measure = p->stosb_fact_from != SIZE_MAX;
+  const size_t b[] = { p->copy_small_below, p->wide_from, p->nontemporal_copy_from, p->rep_movsb_from,
+                       p->rep_movsb_until };
+  return one_kernel(p, copies_agree, b, sizeof b / sizeof b[0], lo, hi) ? avxbuf_pick_copy(p, lo, OV_NONE)->copy
+                                                                        : NULL;
+}
+
+/* The same for avxbuf_fill, below stosb_fact_from only: avxbuf_fill_more
+ * takes the measurement. */
+static avxbuf_fill_fn fill_way(const avxbuf_plan *p, size_t lo, size_t hi)
+{
+  const size_t b[] = { p->fill_small_below, p->wide_from, p->nontemporal_fill_from, p->nontemporal_zero_from,
+                       p->nontemporal_zero_kept_from, p->rep_stosb_from, p->rep_stosb_until, p->rep_stosb_kept_until };
+  return hi < p->stosb_fact_from && one_kernel(p, fills_agree, b, sizeof b / sizeof b[0], lo, hi)
+         ? avxbuf_pick_fill_kept(p, lo, 1, 0)->fill : NULL;
+}
+
+/* Every way, whichever kernel it calls: a plan split by avx3_threshold
+ * below 2 KiB has one kernel for every size of the second one-load way,
+ * and through the size classes instead its 4 KiB copies ran a tenth slower
+ * than that kernel's own row (docs/runs/zen5-vm-2026-12-07.md, "The ways of
+ * a split plan"). */
+static void plan_ways(avxbuf_plan *p)
+{
+  p->copy_call_fn = copy_way(p, AVXBUF_CALL_MIN, AVXBUF_CALL_MAX);
+  p->fill_call_fn = fill_way(p, AVXBUF_CALL_MIN, AVXBUF_CALL_MAX);
+  p->copy_mid_fn = copy_way(p, AVXBUF_CALL_MAX + 1, AVXBUF_MID_MAX);
+  p->fill_mid_fn = fill_way(p, AVXBUF_CALL_MAX + 1, AVXBUF_MID_MAX);
   for (size_t c = 0; c < AVXBUF_CLASSES; c++) {
     size_t lo = max_size(c << AVXBUF_CLASS_SHIFT, AVXBUF_CALL_MIN);
     size_t hi = min_size(((c + 1) << AVXBUF_CLASS_SHIFT) - 1, AVXBUF_MID_MAX);
-    const avxbuf_kernel *k = avxbuf_pick_copy(p, lo, OV_NONE);
-    p->copy_class_fn[c] = !cut(copy_b, sizeof copy_b / sizeof copy_b[0], lo, hi)
-                          && k == avxbuf_pick_copy(p, lo, OV_FORWARD) && k == avxbuf_pick_copy(p, lo, OV_BACKWARD)
-                          ? k->copy : NULL;
-    const avxbuf_kernel *f = avxbuf_pick_fill_kept(p, lo, 1, 0);
-    int same = lo < p->stosb_fact_from && f == avxbuf_pick_fill_kept(p, lo, 0, 0)
-               && (!measure || (f == avxbuf_pick_fill_kept(p, lo, 1, 1) && f == avxbuf_pick_fill_kept(p, lo, 0, 1)));
-    p->fill_class_fn[c] = !cut(fill_b, sizeof fill_b / sizeof fill_b[0], lo, hi) && same ? f->fill : NULL;
+    p->copy_class_fn[c] = copy_way(p, lo, hi);
+    p->fill_class_fn[c] = fill_way(p, lo, hi);
   }
 }
 
@@ -330,7 +363,7 @@ void avxbuf_state_resolve_on(avxbuf_state *st, const avxbuf_machine *m)
       p->stosb_vector = family(m, d->use_avx, d->max_vector_size).k;
     }
   }
-  plan_classes(p);
+  plan_ways(p);
 }
 
 void avxbuf_state_current(avxbuf_state *st)

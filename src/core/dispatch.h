@@ -85,7 +85,7 @@ typedef struct avxbuf_plan {
    * compare: every compare on that way is paid by every call
    * (docs/runs/intel-vm-2026-12-03.md, "Where the default's 256 B goes"). */
   size_t copy_call_from, copy_call_span, fill_call_from, fill_call_span;
-  /* The small kernel's function where it serves every size from 17 to
+  /* The function of the kernel the picks give every size from 17 to
    * AVXBUF_CALL_MAX, else NULL: the way to the call for those sizes is then
    * one load, of the function, and compares with constants: each further
    * load of the plan on that way is one more dependent load in every call
@@ -93,8 +93,8 @@ typedef struct avxbuf_plan {
    * 256 B went"). */
   avxbuf_copy_fn copy_call_fn;
   avxbuf_fill_fn fill_call_fn;
-  /* The same above AVXBUF_CALL_MAX, up to AVXBUF_MID_MAX: the small kernel's
-   * function where it serves all those sizes, else NULL. The way through
+  /* The same above AVXBUF_CALL_MAX, up to AVXBUF_MID_MAX: the function of
+   * the kernel the picks give all those sizes, else NULL. The way through
    * from/span and the small function took four loads of the plan, and a
    * load whose address bits 11:0 match a store still in flight waits on
    * it (4K aliasing): wherever the plan shared its page offset with a
