@@ -131,6 +131,16 @@ function TestTune.test_tune_reports_and_changes_nothing_itself()
       lu.assertEquals(avxbuf.kernel(e.op, from), h.string_kernel(e.op == "zero" and "fill" or e.op), e.name)
     end
   end
+  -- a split tune makes where there was none lies above a size the 32-byte
+  -- family won beyond the noise: where the two are even, a split only
+  -- costs (a split plan's small copies take the dispatch's size classes)
+  for _, e in ipairs(report) do
+    if e.name == "avx3" and e.decision == "moved" and before.avx3_threshold == 0 and applied.avx3_threshold > 0 then
+      local lost = false
+      for i, n in ipairs(e.sizes) do lost = lost or (n < applied.avx3_threshold and e.verdict[i] == -1) end
+      lu.assertTrue(lost, "avx3: a split at " .. applied.avx3_threshold .. " B where 64-byte vectors lost nowhere below")
+    end
+  end
   avxbuf.reset()
   if options ~= "" and not h.NO_CHILDREN then
     local out, status = h.run_child({ AVXBUF_OPTIONS = options, LUA_PATH = "lua/?.lua;;" },

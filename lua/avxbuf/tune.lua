@@ -135,8 +135,8 @@ local function string_window(r, cur_from, cur_until)
   return from, untl, best.a, best.b
 end
 
-local function any(v, x, from)
-  for i = from or 1, #v do if v[i] == x then return true end end
+local function any(v, x, from, to)
+  for i = from or 1, to or #v do if v[i] == x then return true end end
   return false
 end
 
@@ -242,9 +242,17 @@ local CROSSOVERS = {
     candidate = function() return kernel_with(ZMM) end,
     -- against the 32-byte family, whatever avx3_threshold now is
     base = kernel_with(YMM3),
-    decide = function(r, _, set)
+    -- A split where there is none only where the 32-byte family wins below
+    -- it: even there, a split plan's copies below 2 KiB take the dispatch's
+    -- size classes, which cost more than the one-load way they leave
+    -- (docs/runs/zen5-vm-2026-12-07.md, "The ways of a split plan").
+    decide = function(r, cfg, set)
       local i = lasting_win(r)
       if not i then return "64-byte vectors never faster beyond the noise", "kept" end
+      if i > 1 and cfg.avx3_threshold == 0 and not any(r.verdict, -1, 1, i - 1) then
+        return string.format("64-byte vectors faster from %s, and slower at no size below it", fmt_size(r.sizes[i])),
+               "kept"
+      end
       set.avx3_threshold = i == 1 and 0 or r.sizes[i]
       return string.format("64-byte vectors faster from %s", fmt_size(r.sizes[i])), "moved"
     end,
