@@ -134,8 +134,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
    * do, whatever the overlap, the byte and the answer of a measurement
    * still to come: at both ends of their sizes, at one the input chooses,
    * and at every size of one class it chooses. And a way is NULL only where
-   * the picks differ within its sizes (missed: the way after it costs
-   * more, 0.88x at 4 KiB for a plan split at 512, docs/runs/zen5-vm-2026-12-07.md). */
+   * the picks differ within its sizes: a way missed sends its sizes on to a
+   * costlier one (docs/runs/zen5-vm-2026-12-07.md, "The ways of a split plan"). */
   const avxbuf_plan *p = &st.plan;
   enum { CALL, MID, WAYS = 2 + AVXBUF_CLASSES };
   size_t whole = MID + 1 + h[H_N] % AVXBUF_CLASSES;

@@ -138,7 +138,8 @@ function TestTune.test_tune_reports_and_changes_nothing_itself()
     if e.name == "avx3" and e.decision == "moved" and before.avx3_threshold == 0 and applied.avx3_threshold > 0 then
       local lost = false
       for i, n in ipairs(e.sizes) do lost = lost or (n < applied.avx3_threshold and e.verdict[i] == -1) end
-      lu.assertTrue(lost, "avx3: a split at " .. applied.avx3_threshold .. " B where 64-byte vectors lost nowhere below")
+      lu.assertTrue(lost, "avx3: a split at " .. applied.avx3_threshold
+                          .. " B where 64-byte vectors lost nowhere below")
     end
   end
   avxbuf.reset()

@@ -176,7 +176,8 @@ static int copies_agree(const avxbuf_plan *p, size_t a, size_t b)
 static int fills_agree(const avxbuf_plan *p, size_t a, size_t b)
 {
   const avxbuf_kernel *f = avxbuf_pick_fill_kept(p, a, 1, 0);
-  for (int kept = 0; kept <= (p->stosb_fact_from != SIZE_MAX); kept++)
+  int answers = p->stosb_fact_from != SIZE_MAX ? 2 : 1;
+  for (int kept = 0; kept < answers; kept++)
     for (int byte = 0; byte <= 1; byte++)
       if (avxbuf_pick_fill_kept(p, a, byte, kept) != f || avxbuf_pick_fill_kept(p, b, byte, kept) != f) return 0;
   return 1;
@@ -216,9 +217,9 @@ static avxbuf_fill_fn fill_way(const avxbuf_plan *p, size_t lo, size_t hi)
 
 /* Every way, whichever kernel it calls: a plan split by avx3_threshold
  * below 2 KiB has one kernel for every size of the second one-load way,
- * and through the size classes instead its 4 KiB copies ran a tenth slower
- * than that kernel's own row (docs/runs/zen5-vm-2026-12-07.md, "The ways of
- * a split plan"). */
+ * and through the size classes instead its copies there ran slower than
+ * that kernel's own row (docs/runs/zen5-vm-2026-12-07.md, "The ways of a
+ * split plan"). */
 static void plan_ways(avxbuf_plan *p)
 {
   p->copy_call_fn = copy_way(p, AVXBUF_CALL_MIN, AVXBUF_CALL_MAX);
