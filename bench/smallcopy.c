@@ -5,7 +5,7 @@
  *
  * Built as csweep is (no Makefile rule of its own):
  *   cc -O2 -g -fPIC -fno-plt -falign-loops=64 -Isrc -o build/bench/smallcopy bench/smallcopy.c \
- *     build/obj/core/{cpu,policy,settings,dispatch,clock,buffer}.o build/obj/kernels/[a-z]*.o -lpthread
+ *     build/obj/core/[a-z]*.o build/obj/kernels/[a-z]*.o -lpthread
  *
  *   build/bench/smallcopy [--sizes LO:HI] [--rounds R] [--reps N] [--delta D]
  *                         [--sweep-delta N] [--src fixed|moving] [--readback|--compare]
@@ -149,7 +149,8 @@ int main(int argc, char **argv)
   const avxbuf_plan *p = &b.module->state.plan;
   printf("# plan: small kernel %s below %zu, le16_upto %zu, call_from %zu span %zu, call_fn %s, mid_fn %s\n",
          p->copy_small->name, p->copy_small_below, p->copy_le16_upto, p->copy_call_from, p->copy_call_span,
-         p->copy_call_fn ? "set" : "NULL", p->copy_mid_fn ? "set" : "NULL");
+         p->copy_call_fn ? avxbuf_pick_copy(p, AVXBUF_CALL_MIN, OV_NONE)->name : "NULL",
+         p->copy_mid_fn ? avxbuf_pick_copy(p, AVXBUF_CALL_MAX + 1, OV_NONE)->name : "NULL");
   printf("# dst page offset %lu, plan page offset %lu, src %s\n", (unsigned long)((uintptr_t)b.data & 4095),
          (unsigned long)((uintptr_t)p & 4095), moving ? "moving" : "fixed");
   if (sweep) {

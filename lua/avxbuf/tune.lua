@@ -243,8 +243,8 @@ local CROSSOVERS = {
     -- against the 32-byte family, whatever avx3_threshold now is
     base = kernel_with(YMM3),
     -- A split where there is none only where the 32-byte family wins below
-    -- it: even there, a split plan's copies below 2 KiB take the dispatch's
-    -- size classes, which cost more than the one-load way they leave
+    -- it: a split costs the dispatch a one-load way (below 2 KiB the first,
+    -- up to 32 KiB the second), whose sizes then take the size classes
     -- (docs/runs/zen5-vm-2026-12-07.md, "The ways of a split plan").
     decide = function(r, cfg, set)
       local i = lasting_win(r)

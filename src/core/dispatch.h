@@ -38,9 +38,9 @@ typedef struct avxbuf_family { const avxbuf_kernel *k, *k_nt; } avxbuf_family;
 #define AVXBUF_CALL_MIN 17
 #define AVXBUF_CALL_MAX 2048
 /* The second one-load way's largest size: below the string instructions'
- * window on the Zen 5 row (from 32 KiB, policy.c); plans with a threshold
- * lower than that (Intel's glibc thresholds, AVX3Threshold's split at
- * 4 KiB) take the size classes below there. */
+ * window on the Zen 5 row (from 32 KiB, policy.c); plans whose kernel
+ * changes below that (Intel's glibc threshold for copies, AVX3Threshold's
+ * split at 4 KiB) take the size classes below there. */
 #define AVXBUF_MID_MAX ((32 << 10) - 1)
 /* Classes of 256 bytes: a threshold that is a multiple of 256 ends one. */
 #define AVXBUF_CLASS_SHIFT 8
