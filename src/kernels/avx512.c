@@ -225,7 +225,7 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill_loop(unsigned char *d, int c, 
  * docs/kernels.md, "Skew 32". Not those the forward loop takes with its
  * loads aligned (KLOADS_ALIGNED, forward-safe, no page aliasing): their
  * loads do not split. */
-#define KCOPY_SKEW32 avx512_256_copy
+#define KCOPY_SKEW32 avx512_256_copy_gt8v
 #define KSKEW32_KERNEL avxbuf_k_avx512_256
 #define KSKEW32_UPTO (8 << 10)
 

@@ -48,6 +48,38 @@ KTARGET AVXBUF_INLINE void KV(_copy_forward)(unsigned char *d, const unsigned ch
 /* A copy past 8 vectors that the clean forward loop may take. */
 #define KV_FORWARD(d, s, n) (forward_safe(d, s, n) && !aliasing_4k(d, s, n))
 
+/* n > 8V: the copy's loops. A family that hands copies to this one
+ * (KCOPY_SKEW32) runs them inline, past its own checks, not through this
+ * one's entry, whose checks for small sizes it has already made. */
+KTARGET AVXBUF_INLINE void KV(_copy_gt8v)(unsigned char *d, const unsigned char *s, size_t n)
+{
+#if !KSTREAM && defined(KCOPY_FORWARD_CLEAN)
+  /* Those it takes with the loads aligned first: they do not split the
+   * loads that KCOPY_SKEW32 is there to spare. */
+  if (KLOADS_ALIGNED(d, n) && KV_FORWARD(d, s, n)) { KCOPY_FORWARD_CLEAN(d, s, n); return; }
+#endif
+#ifdef KV_SKEWED
+  if (KV_SKEWED(d, s, n)) { KCOPY_SKEW32(d, s, n); return; }
+#endif
+#if !KSTREAM && defined(KCOPY_FORWARD_CLEAN)
+  if (KV_FORWARD(d, s, n)) { KCOPY_FORWARD_CLEAN(d, s, n); return; }
+#endif
+#if !KSTREAM
+  if (n <= 16 * VEC_SIZE && disjoint(d, s, n) && !aliasing_4k(d, s, n)) {
+    KFN(_copy_le8v)(d, s, 8 * VEC_SIZE);
+    KFN(_copy_le8v)(d + n - 8 * VEC_SIZE, s + n - 8 * VEC_SIZE, 8 * VEC_SIZE);
+  } else
+#endif
+  if (!forward_safe(d, s, n) || (!KSTREAM && aliasing_4k(d, s, n))) KFN(_copy_backward)(d, s, n);
+#if KSTREAM
+  else if (disjoint(d, s, n)) KV(_copy_forward)(d, s, n);
+  else KFN(_copy_forward)(d, s, n);   /* overlapping: the temporal loop */
+#else
+  else KV(_copy_forward)(d, s, n);
+#endif
+  KZEROUPPER();
+}
+
 KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy)(void *dst, const void *src, size_t n)
 {
   unsigned char *d = dst;
@@ -56,34 +88,8 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy)(void *dst, const void *src, si
   if (__builtin_expect(n - KLE8V_CLEAN_FROM <= 8 * VEC_SIZE - KLE8V_CLEAN_FROM, 1)) { KCOPY_LE8V_CLEAN(d, s, n); return; }
 #endif
   if (n <= KCLEAN_MAX) { KCOPY_CLEAN(d, s, n); return; }
-#if !KSTREAM && defined(KCOPY_FORWARD_CLEAN)
-  /* Those it takes with the loads aligned first: they do not split the
-   * loads that KCOPY_SKEW32 is there to spare. */
-  if (n > 8 * VEC_SIZE && KLOADS_ALIGNED(d, n) && KV_FORWARD(d, s, n)) { KCOPY_FORWARD_CLEAN(d, s, n); return; }
-#endif
-#ifdef KV_SKEWED
-  if (n > 8 * VEC_SIZE && KV_SKEWED(d, s, n)) { KCOPY_SKEW32(d, s, n); return; }
-#endif
-#if !KSTREAM && defined(KCOPY_FORWARD_CLEAN)
-  if (n > 8 * VEC_SIZE && KV_FORWARD(d, s, n)) {
-    KCOPY_FORWARD_CLEAN(d, s, n);
-    return;
-  }
-#endif
-  if (n <= 8 * VEC_SIZE) KFN(_copy_le8v)(d, s, n);
-#if !KSTREAM
-  else if (n <= 16 * VEC_SIZE && disjoint(d, s, n) && !aliasing_4k(d, s, n)) {
-    KFN(_copy_le8v)(d, s, 8 * VEC_SIZE);
-    KFN(_copy_le8v)(d + n - 8 * VEC_SIZE, s + n - 8 * VEC_SIZE, 8 * VEC_SIZE);
-  }
-#endif
-  else if (!forward_safe(d, s, n) || (!KSTREAM && aliasing_4k(d, s, n))) KFN(_copy_backward)(d, s, n);
-#if KSTREAM
-  else if (disjoint(d, s, n)) KV(_copy_forward)(d, s, n);
-  else KFN(_copy_forward)(d, s, n);   /* overlapping: the temporal loop */
-#else
-  else KV(_copy_forward)(d, s, n);
-#endif
+  if (n > 8 * VEC_SIZE) { KV(_copy_gt8v)(d, s, n); return; }
+  KFN(_copy_le8v)(d, s, n);
   KZEROUPPER();
 }
 
