@@ -253,8 +253,11 @@ local CROSSOVERS = {
         return string.format("64-byte vectors faster from %s, and slower at no size below it", fmt_size(r.sizes[i])),
                "kept"
       end
-      set.avx3_threshold = i == 1 and 0 or r.sizes[i]
-      return string.format("64-byte vectors faster from %s", fmt_size(r.sizes[i])), "moved"
+      local said = string.format("64-byte vectors faster from %s", fmt_size(r.sizes[i]))
+      local to = i == 1 and 0 or r.sizes[i]
+      if to == cfg.avx3_threshold then return said .. ": the threshold already", "kept" end
+      set.avx3_threshold = to
+      return said, "moved"
     end,
   },
   streaming_step("nontemporal", "copy", 1 * MiB, 4, "nontemporal_threshold", "streaming"),
