@@ -25,8 +25,8 @@
  *                         loads aligned (they are not handed to KCOPY_SKEW32)
  *   KCOPY_SKEW32, KSKEW32_KERNEL, KSKEW32_UPTO   optional: the temporal copies
  *                         past 8V up to KSKEW32_UPTO with dst - src = 32 mod 64 run
- *                         another family's loops (its KNAME_copy_gt8v, inline),
- *                         the kernel KSKEW32_KERNEL
+ *                         KCOPY_SKEW32, another family's loops (KSKEW32_KERNEL's
+ *                         KNAME_copy_gt8v, without its entry)
  *   KSTREAM_COPY_PAIRS    optional: the streaming copy's loop loads and streams
  *                         two vectors at a time, not four loads then four streams
  * Strategy, by size n (V = VEC_SIZE):

@@ -49,8 +49,8 @@ KTARGET AVXBUF_INLINE void KV(_copy_forward)(unsigned char *d, const unsigned ch
 #define KV_FORWARD(d, s, n) (forward_safe(d, s, n) && !aliasing_4k(d, s, n))
 
 /* n > 8V: the copy's loops. A family that hands copies to this one
- * (KCOPY_SKEW32) runs them inline, past its own checks, not through this
- * one's entry, whose checks for small sizes it has already made. */
+ * (KCOPY_SKEW32) runs them without this one's entry, whose checks for small
+ * sizes it has already made. */
 KTARGET AVXBUF_INLINE void KV(_copy_gt8v)(unsigned char *d, const unsigned char *s, size_t n)
 {
 #if !KSTREAM && defined(KCOPY_FORWARD_CLEAN)
