@@ -46,7 +46,7 @@
  * without this family's entry, whose size checks that family has made. Out
  * of line, with this family's target: inlined into the 64-byte copy they
  * took its target, and clang 14 merged their ymm moves into zmm ones (the
- * tuning above; make audit allows zmm in that function, so a review found it). */
+ * tuning above). make audit checks this function as avx512_256's copy. */
 AVX512_TARGET_256 AVXBUF_KERNEL_ALIGN __attribute__((noinline)) static void avx512_256_copy_skew32(unsigned char *d, const unsigned char *s, size_t n)
 {
   avx512_256_copy_gt8v(d, s, n);

@@ -55,8 +55,8 @@ typedef struct avxbuf_kernel {
                            -1 when the C library decides */
   avxbuf_kernel_role role;
   /* Copies of more than 8 vectors up to skew32_upto bytes whose dst - src
-   * is 32 mod 64 run this other kernel's copy (avx512.c says why), but for
-   * those of loads_aligned_upto; NULL: none. */
+   * is 32 mod 64 run this other kernel's loops, past its entry (avx512.c
+   * says why), but for those of loads_aligned_upto; NULL: none. */
   const struct avxbuf_kernel *skew32;
   size_t skew32_upto;
   /* Copies of more than 8 vectors up to this size whose dst is off a 64-byte
