@@ -131,14 +131,14 @@ function TestTune.test_tune_reports_and_changes_nothing_itself()
       lu.assertEquals(avxbuf.kernel(e.op, from), h.string_kernel(e.op == "zero" and "fill" or e.op), e.name)
     end
   end
-  -- a split tune makes where there was none lies above a size the 32-byte
-  -- family won beyond the noise: where the two are even, a split only
-  -- costs (a split plan's small copies take the dispatch's size classes)
   for _, e in ipairs(report) do
     -- a step that moves the threshold moves it from where it was
     if e.name == "avx3" and e.decision == "moved" then
       lu.assertNotEquals(applied.avx3_threshold, before.avx3_threshold, "avx3: moved to where it was")
     end
+    -- a split tune makes where there was none lies above a size the 32-byte
+    -- family won beyond the noise: where the two are even, a split only
+    -- costs (a split plan's small copies take the dispatch's size classes)
     if e.name == "avx3" and e.decision == "moved" and before.avx3_threshold == 0 and applied.avx3_threshold > 0 then
       local lost = false
       for i, n in ipairs(e.sizes) do lost = lost or (n < applied.avx3_threshold and e.verdict[i] == -1) end
