@@ -151,8 +151,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t count = w == whole ? hi - lo + 1 : sizeof ends / sizeof ends[0];
     for (size_t i = 0; i < count; i++) {
       size_t m = w == whole ? lo + i : ends[i];
-      if (copy && (copy != avxbuf_pick_copy(p, m, OV_BACKWARD)->copy || copy != avxbuf_pick_copy(p, m, OV_FORWARD)->copy
-                   || copy != avxbuf_pick_copy(p, m, OV_NONE)->copy)) abort();
+      if (copy && (copy != avxbuf_copy_from(avxbuf_pick_copy(p, m, OV_BACKWARD), lo)
+                   || copy != avxbuf_copy_from(avxbuf_pick_copy(p, m, OV_FORWARD), lo)
+                   || copy != avxbuf_copy_from(avxbuf_pick_copy(p, m, OV_NONE), lo))) abort();
       if (fill && m >= p->stosb_fact_from) abort();   /* avxbuf_fill_more takes the measurement */
       int answers = p->stosb_fact_from != SIZE_MAX ? 2 : 1;
       for (int kept = 0; fill && kept < answers; kept++)

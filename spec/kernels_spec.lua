@@ -128,6 +128,26 @@ local function kernel_suite(cfg)
     end
   end
 
+  -- Past 2 KiB the default enters the kernel's copy past its size tests
+  -- (copy_large, src/kernels/kernels.h): overlaps both ways there too.
+  function suite.test_overlap_past_2_kib()
+    local big = h.long_pattern(2 * GUARD + 2 * 17000, 8)
+    local buf = avxbuf.new(#big)
+    for _, n in ipairs { 2049, 2113, 4096, 8191, 16384 + 33 } do
+      lu.assertEquals(avxbuf.kernel("copy", n), cfg.copy, "the kernel of copies of " .. n .. " bytes")
+      for _, dist in ipairs { 1, 31, 32, 33, 64, 4095, 4096, n - 1 } do
+        for _, forward in ipairs { true, false } do
+          local lo = GUARD + 1 + (n + dist) % 64
+          local di, si = forward and lo + dist or lo, forward and lo or lo + dist
+          buf:copy(1, big)
+          avxbuf.copy(buf, di, buf, si, n)
+          h.assert_bytes(buf:tostring(), big:sub(1, di - 1) .. big:sub(si, si + n - 1) .. big:sub(di + n),
+                         string.format("%s overlapping copy n=%d from %d to %d", cfg.name, n, si, di))
+        end
+      end
+    end
+  end
+
   -- Disjoint ranges in one buffer, dst a few bytes past src modulo a page
   -- (the 4K-aliasing case the kernels copy descending; at 32 and 96 the
   -- 512-bit family hands them to the 32-byte one), and just outside it.

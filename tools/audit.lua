@@ -10,7 +10,8 @@
 -- NAME_rfind (with NAME_find_vec and NAME_rfind_vec), plus the parts
 -- compilers split off them (NAME_copy.cold, NAME_copy.part.0, ...) and
 -- NAME_copy_skew32, the copy's loops another family hands copies to
--- (src/kernels/avx512.c).
+-- (src/kernels/avx512.c), and NAME_copy_large, its copy past the size tests
+-- (src/kernels/kernels.h).
 -- Rules:
 --   isa        a kernel uses no instruction beyond the features its isa lists
 --              (sse2 and erms: nothing beyond SSE2, no VEX; avx: no AVX2-only
@@ -225,9 +226,10 @@ end
 -- of kernel functions: "<kernel>_copy" / "_fill" / "_find" / "_rfind";
 -- "<kernel>_find_vec" and "_rfind_vec", the vector half of a search, which
 -- hands the rest to the C library, belong to their search, and
--- "<kernel>_copy_skew32" to its copy.
+-- "<kernel>_copy_skew32" and "<kernel>_copy_large" to its copy.
 local function base_name(name)
-  return (name:gsub("%..*$", ""):gsub("^avxbuf_", ""):gsub("_(r?find)_vec$", "_%1"):gsub("_copy_skew32$", "_copy"))
+  return (name:gsub("%..*$", ""):gsub("^avxbuf_", ""):gsub("_(r?find)_vec$", "_%1"):gsub("_copy_skew32$", "_copy")
+              :gsub("_copy_large$", "_copy"))
 end
 
 ---------------------------------------------------------------------------

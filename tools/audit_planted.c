@@ -55,6 +55,9 @@ PLANT(avx512_fill, "vpbroadcastb %esi, %zmm16\n vmovdqu64 %zmm16, (%rdi)\n ret")
  * where ymm is allowed; outside the kernels it would not be */
 PLANT(avx512_256_copy_skew32, "vmovdqu %ymm0, (%rdi)\n vzeroupper\n ret")
 
+/* clean: so is its _copy_large, where zmm is allowed; outside the kernels it would not be */
+PLANT(avx512_copy_large, "vmovdqu64 %zmm0, (%rdi)\n vzeroupper\n ret")
+
 /* EXPECT avx512_256_fill upper: ymm17 outside the 512-bit family */
 /* EXPECT avx512_256_fill upper: ymm0 left dirty on the way out */
 PLANT(avx512_256_fill, "vmovdqu64 %ymm17, (%rdi)\n vmovdqu64 %ymm0, (%rdi)\n ret")

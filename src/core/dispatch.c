@@ -196,13 +196,17 @@ static int one_kernel(const avxbuf_plan *p, int (*agree)(const avxbuf_plan *, si
 }
 
 /* A way of avxbuf_copy (dispatch.h): the function of the one kernel the
- * picks give every copy from lo to hi bytes, else NULL. */
+ * picks give every copy from lo to hi bytes, else NULL; above
+ * AVXBUF_LARGE_COPY its copy_large, which does not test again for the
+ * sizes the way has ruled out: through copy, the default's copies of 4 KiB
+ * with dst off a line ran slower than that kernel's own row
+ * (docs/runs/zen5-vm-2026-12-07.md, "The second way past the kernel's entry"). */
 static avxbuf_copy_fn copy_way(const avxbuf_plan *p, size_t lo, size_t hi)
 {
   const size_t b[] = { p->copy_small_below, p->wide_from, p->nontemporal_copy_from, p->rep_movsb_from,
                        p->rep_movsb_until };
-  return one_kernel(p, copies_agree, b, sizeof b / sizeof b[0], lo, hi) ? avxbuf_pick_copy(p, lo, OV_NONE)->copy
-                                                                        : NULL;
+  return one_kernel(p, copies_agree, b, sizeof b / sizeof b[0], lo, hi)
+         ? avxbuf_copy_from(avxbuf_pick_copy(p, lo, OV_NONE), lo) : NULL;
 }
 
 /* The same for avxbuf_fill, below stosb_fact_from only: avxbuf_fill_more

@@ -64,7 +64,22 @@ typedef struct avxbuf_kernel {
    * a page (small.h's forward_safe and aliasing_4k), align the loop's loads,
    * not its stores, and are not handed to skew32 (avx512.c says why); 0: none. */
   size_t loads_aligned_upto;
+  /* copy for copies of more than AVXBUF_LARGE_COPY bytes: its loops without
+   * the entry's tests for smaller sizes, which dispatch's way for them has
+   * made (dispatch.c); copy itself where NULL. */
+  avxbuf_copy_fn copy_large;
 } avxbuf_kernel;
+
+/* Above every size class a vector family's copy tests for (8 vectors of 64
+ * bytes; the 512-bit family's loads-aligned bound, avx512.c), so that
+ * copy_large runs the loops alone. */
+#define AVXBUF_LARGE_COPY 2048
+
+/* k's function for every copy of n bytes or more. */
+static inline avxbuf_copy_fn avxbuf_copy_from(const avxbuf_kernel *k, size_t n)
+{
+  return n > AVXBUF_LARGE_COPY && k->copy_large != NULL ? k->copy_large : k->copy;
+}
 
 /* The registry (registry.c): every kernel in this binary, NULL-terminated,
  * in the order avxbuf.kernels() lists them. */

@@ -291,11 +291,11 @@ const avxbuf_kernel KCAT(avxbuf_k_, KNAME) = {
 #else
   NULL, 0,
 #endif
-  KLOADS_ALIGNED_UPTO
+  KLOADS_ALIGNED_UPTO, KFN(_copy_large)
 };
 const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
   KSTR(KNAME) "_nt", KFN(_nt_copy), KFN(_nt_fill), KFIND, KRFIND, KNEEDS, KLEVEL, 8 * VEC_SIZE, KR_STREAMING,
-  NULL, 0, 0 };
+  NULL, 0, 0, KFN(_nt_copy_large) };
 
 #undef KNAME
 #undef KTARGET

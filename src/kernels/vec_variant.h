@@ -93,6 +93,15 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy)(void *dst, const void *src, si
   KZEROUPPER();
 }
 
+/* kernels.h's copy_large: past the size tests, which the one compare here
+ * answers for the compiler too (its loops' own tests of n against 16
+ * vectors and KLOADS_ALIGNED_UPTO go). */
+KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy_large)(void *dst, const void *src, size_t n)
+{
+  if (n <= AVXBUF_LARGE_COPY) { KV(_copy)(dst, src, n); return; }
+  KV(_copy_gt8v)(dst, src, n);
+}
+
 KTARGET AVXBUF_KERNEL_ALIGN static void KV(_fill)(void *dst, int byte, size_t n)
 {
   unsigned char *d = dst;
