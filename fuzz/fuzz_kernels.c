@@ -12,7 +12,7 @@
 #define MAX_N (16 * 1024)   /* above every threshold the harness sets */
 #define ARENA (2 * MAX_N + 4 * 1024)
 
-static unsigned char arena[ARENA], expect[ARENA];
+static unsigned char arena[ARENA], expect[ARENA], before[ARENA];
 
 static void ref_copy(unsigned char *base, size_t d, size_t s, size_t n)
 {
@@ -124,12 +124,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ref_copy(expect, d, s, n);
     const avxbuf_kernel *k = avxbuf_pick_copy(&st.plan, n, ov);
     if (k->copy_large != NULL) {   /* its copy past the size tests, at every size */
-      unsigned char *before = malloc(ARENA);
       memcpy(before, arena, ARENA);
       k->copy_large(arena + d, arena + s, n);
       if (memcmp(arena, expect, ARENA) != 0) abort();
       memcpy(arena, before, ARENA);
-      free(before);
     }
     k->copy(arena + d, arena + s, n);
   } else {

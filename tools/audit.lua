@@ -405,13 +405,18 @@ for _, file in ipairs(args.files) do
       if group then
         -- an entry point first, then the parts split off it
         table.sort(group, function(a, b) return #a.name < #b.name end)
-        for _, f in ipairs(group) do in_kernel[f] = true end
-        found[#found + 1] = group[1].name
-        local entry = group[1].insns[1]
-        if entry and entry.addr % 64 ~= 0 then
-          violation(file, group[1].name, entry, "align",
-                    string.format("a kernel entry point at %d past a 64-byte boundary", entry.addr % 64))
+        for _, f in ipairs(group) do
+          in_kernel[f] = true
+          -- the entry points, which the descriptor's pointers call: op's, and the copy's copy_large
+          local bare = f.name:gsub("^avxbuf_", "")
+          local entry = f.insns[1]
+          if (bare == k.name .. "_" .. op or op == "copy" and bare == k.name .. "_copy_large")
+             and entry and entry.addr % 64 ~= 0 then
+            violation(file, f.name, entry, "align",
+                      string.format("a kernel entry point at %d past a 64-byte boundary", entry.addr % 64))
+          end
         end
+        found[#found + 1] = group[1].name
         checked_functions = checked_functions + #group
         local w, has_nt = scan(file, group, allowed, k.vector_bits ~= nil and math.max(k.vector_bits, 128) or 128,
                                what, mnemonics)

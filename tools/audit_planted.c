@@ -58,6 +58,9 @@ PLANT(avx512_256_copy_skew32, "vmovdqu %ymm0, (%rdi)\n vzeroupper\n ret")
 /* clean: so is its _copy_large, where zmm is allowed; outside the kernels it would not be */
 PLANT(avx512_copy_large, "vmovdqu64 %zmm0, (%rdi)\n vzeroupper\n ret")
 
+/* EXPECT avx2_copy_large align: copy_large is an entry point too, off its 64-byte boundary */
+PLANT_AT(avx2_copy_large, "nop\n", "vmovdqu %ymm0, (%rdi)\n vzeroupper\n ret")
+
 /* EXPECT avx512_256_fill upper: ymm17 outside the 512-bit family */
 /* EXPECT avx512_256_fill upper: ymm0 left dirty on the way out */
 PLANT(avx512_256_fill, "vmovdqu64 %ymm17, (%rdi)\n vmovdqu64 %ymm0, (%rdi)\n ret")

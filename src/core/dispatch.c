@@ -279,7 +279,7 @@ void avxbuf_copy_more(const avxbuf_plan *p, void *d, const void *s, size_t n, av
 {
   const avxbuf_kernel *k = avxbuf_pick_copy(p, n, ov);
   if (n <= 16 && k->vector_bits > 0) copy_le16((unsigned char *)d, (const unsigned char *)s, n);
-  else k->copy(d, s, n);
+  else avxbuf_copy_from(k, n)(d, s, n);
 }
 
 void avxbuf_fill_more(const avxbuf_plan *p, void *d, int byte, size_t n)

@@ -70,9 +70,9 @@ typedef struct avxbuf_kernel {
   avxbuf_copy_fn copy_large;
 } avxbuf_kernel;
 
-/* Above every size class a vector family's copy tests for (8 vectors of 64
- * bytes; the 512-bit family's loads-aligned bound, avx512.c), so that
- * copy_large runs the loops alone. */
+/* Above every size class a vector family's copy tests for (8 and 16
+ * vectors of up to 64 bytes; the 512-bit family's loads-aligned bound,
+ * avx512.c), so that copy_large runs the loops alone (vec_variant.h checks). */
 #define AVXBUF_LARGE_COPY 2048
 
 /* k's function for every copy of n bytes or more. */

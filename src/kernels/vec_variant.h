@@ -96,6 +96,10 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy)(void *dst, const void *src, si
 /* kernels.h's copy_large: past the size tests, which the one compare here
  * answers for the compiler too (its loops' own tests of n against 16
  * vectors and KLOADS_ALIGNED_UPTO go). */
+_Static_assert(AVXBUF_LARGE_COPY >= 16 * VEC_SIZE, "copy_large: the loops' size tests would stay");
+#ifdef KLOADS_ALIGNED_UPTO
+_Static_assert(AVXBUF_LARGE_COPY >= KLOADS_ALIGNED_UPTO, "copy_large: the loads-aligned test would stay");
+#endif
 KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy_large)(void *dst, const void *src, size_t n)
 {
   if (n <= AVXBUF_LARGE_COPY) { KV(_copy)(dst, src, n); return; }
