@@ -94,7 +94,9 @@ typedef struct avxbuf_plan {
   avxbuf_copy_fn copy_call_fn;
   avxbuf_fill_fn fill_call_fn;
   /* The same above AVXBUF_CALL_MAX, up to AVXBUF_MID_MAX: the function of
-   * the kernel the picks give all those sizes, else NULL. The way through
+   * the kernel the picks give all those sizes (for copies its copy_large,
+   * as for the size classes below past AVXBUF_LARGE_COPY: avxbuf_copy_from),
+   * else NULL. The way through
    * from/span and the small function took four loads of the plan, and a
    * load whose address bits 11:0 match a store still in flight waits on
    * it (4K aliasing): wherever the plan shared its page offset with a
