@@ -156,6 +156,63 @@ function TestTune.test_tune_reports_and_changes_nothing_itself()
   end
 end
 
+-- The string window tune opens, from made-up timings: avxbuf.measure stands
+-- in for the clock, the string kernel at each size the given ratio of the
+-- vector kernel's speed, every other candidate even. From a window of none
+-- (rep_movsb_threshold=0, no stop), so no current bound is kept.
+local function tuned_window(ratios)
+  if not (h.X86 and avxbuf.cpu().features.erms) then lu.skip("no rep movsb on this CPU") end
+  local string_copy = h.string_kernel("copy")
+  local measure = avxbuf.measure
+  avxbuf.measure = function(t)
+    local r = {}
+    for k, name in ipairs(t.kernels) do
+      r[k] = {}
+      local ratio = (t.op == "copy" and name == string_copy and k == #t.kernels) and ratios[t.size] or 1
+      for round = 1, t.rounds do r[k][round] = 1e-6 * t.size / 4096 / ratio end
+    end
+    return r
+  end
+  h.use { rep_movsb_threshold = 0, rep_movsb_stop_threshold = 0 }
+  -- (a budget of which the licence probe's quarter pays for none of its rounds)
+  local ok, settings, report = pcall(avxbuf.tune, 0.3)
+  avxbuf.measure = measure
+  avxbuf.reset()
+  assert(ok, settings)
+  for _, e in ipairs(report) do
+    if e.name == "rep_movsb" then
+      lu.assertNil(e.why:match("not measured"), e.why)
+      return settings.rep_movsb_threshold, settings.rep_movsb_stop_threshold, e
+    end
+  end
+  lu.fail("no rep_movsb step in the report")
+end
+
+function TestTune.test_string_window_spans_a_loss_between_larger_wins()
+  local K, M = 1024, 1024 * 1024
+  -- won from 32 to 256 KiB, lost at 512 KiB, won more than that at 2 MiB
+  -- (the shape of a Zen 5 VM's rows, docs/runs/zen5-vm-2026-12-07.md)
+  local ratios = { [32 * K] = 1.4, [64 * K] = 1.5, [128 * K] = 1.3, [256 * K] = 1.14, [512 * K] = 0.89,
+                   [2 * M] = 1.23 }
+  local from, untl, e = tuned_window(ratios)
+  lu.assertEquals({ from + 1, untl }, { 32 * K, 4 * M }, e.why)
+  lu.assertEquals(e.decision, "moved")
+  lu.assertStrContains(e.why, "slower at sizes between")
+  -- where the loss outweighs the wins above it, the window ends at it
+  ratios[512 * K], ratios[M], ratios[2 * M] = 0.5, 1.05, 1.05
+  from, untl, e = tuned_window(ratios)
+  lu.assertEquals({ from + 1, untl }, { 32 * K, 512 * K }, e.why)
+  lu.assertNil(e.why:match("slower at sizes between"), e.why)
+  -- of two runs apart, the one of the larger gain, not of more wins
+  ratios = { [4 * K] = 1.05, [8 * K] = 1.05, [16 * K] = 1.05, [32 * K] = 0.7, [256 * K] = 1.6, [512 * K] = 1.6 }
+  from, untl = tuned_window(ratios)
+  lu.assertEquals({ from + 1, untl }, { 256 * K, M })
+  -- one win alone opens none
+  from, untl, e = tuned_window { [64 * K] = 1.5 }
+  lu.assertEquals({ from, untl }, { 0, 0 })
+  lu.assertEquals(e.decision, "kept")
+end
+
 -- The report's printed form: a made-up report, so the text is known.
 function TestTune.test_the_report_prints_as_a_table()
   local _, real = avxbuf.tune(0.001)

@@ -102,26 +102,35 @@ local function measure(c, deadline)
   return rows
 end
 
--- The string instruction's window from its verdicts: of the stretches
--- between sizes where it lost, the one where it won most (twice at least),
--- from its first win to its last. A bound moves only across a measured win
--- or loss: where the current window (from, until; from 0: none, until 0: no end) already
--- reaches into that stretch's sizes of no verdict, it keeps them. Returns
--- from and until (0: no end), and the first and last win's indices.
+-- The string instruction's window from its rows: of the runs of sizes from
+-- a win to a win (two wins at least), the one whose gain, summed over the
+-- sizes with a verdict (the median log ratios), is largest. A loss between
+-- larger wins stays inside: ending the window at any loss cut it at one
+-- size whose wins above it were larger (docs/runs/zen5-vm-2026-12-07.md,
+-- "The string window past one loss"). A bound moves only across a measured
+-- win or loss: where the current window (from, until; from 0: none, until
+-- 0: no end) already reaches into the sizes of no verdict between the run
+-- and the nearest loss outside it, it keeps them. Returns from and until
+-- (0: no end), and the first and last win's indices.
 local function string_window(r, cur_from, cur_until)
   local v, n = r.verdict, #r.sizes
-  local best, lo = nil, 1
-  for i = 1, n + 1 do
-    if i > n or v[i] == -1 then
-      local a, b, wins = nil, nil, 0
-      for k = lo, i - 1 do
-        if v[k] == 1 then a, b, wins = a or k, k, wins + 1 end
+  local best
+  for a = 1, n do
+    if v[a] == 1 then
+      local gain, wins = 0, 0
+      for b = a, n do
+        if v[b] ~= 0 then gain = gain + r.d[b] end
+        if v[b] == 1 then
+          wins = wins + 1
+          if wins >= 2 and (not best or gain > best.gain) then best = { a = a, b = b, gain = gain } end
+        end
       end
-      if wins >= 2 and (not best or wins > best.wins) then best = { a = a, b = b, lo = lo, hi = i - 1, wins = wins } end
-      lo = i + 1
     end
   end
   if not best then return nil end
+  best.lo, best.hi = best.a, best.b   -- widened to the nearest loss outside the run
+  while best.lo > 1 and v[best.lo - 1] ~= -1 do best.lo = best.lo - 1 end
+  while best.hi < n and v[best.hi + 1] ~= -1 do best.hi = best.hi + 1 end
   local from = r.sizes[best.a]
   local loss_below = best.lo > 1 and r.sizes[best.lo - 1] or 0   -- a loss there, or nothing measured
   if cur_from > loss_below and cur_from < from then from = cur_from end
@@ -180,6 +189,7 @@ local function string_step(name, op, kind, what)
       local from, untl, a, b = string_window(r, cur_from, cfg[stop])
       if from then
         local said = string.format("%s faster from %s to %s", what, fmt_size(r.sizes[a]), fmt_size(r.sizes[b]))
+        if any(r.verdict, -1, a, b) then said = said .. " (slower at sizes between, by less than it won)" end
         if from == cur_from and untl == cfg[stop] then return said .. ", within the window already", "kept" end
         -- the thresholds are taken above (as glibc's): from `from` itself
         set[knob], set[stop] = from - 1, untl
