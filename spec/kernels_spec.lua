@@ -168,6 +168,27 @@ local function kernel_suite(cfg)
     end
   end
 
+  -- Copies of 513 B-1 KiB that a forward loop may not take: dst after src
+  -- and overlapping it, or a few bytes past it modulo a page, which the
+  -- 512-bit family makes with every byte loaded before the first store
+  -- (loads_first_upto); at destinations on and off a line, both ways, every
+  -- byte of the buffer checked, the guards included.
+  function suite.test_overlapping_and_aliasing_to_16_vectors()
+    local span = 2 * 4096
+    local big = h.long_pattern(2 * GUARD + 2 * span + 2048, 9)
+    local buf = avxbuf.new(#big)
+    -- the 1-based index of the first byte on a line at or after GUARD + 1
+    local at = GUARD + 1 + (64 - (h.address(buf) + GUARD) % 64) % 64
+    for _, n in ipairs { 513, 575, 576, 577, 1000, 1023, 1024 } do
+      for _, da in ipairs { 0, 1, 31, 32, 63 } do
+        for _, dist in ipairs { 1, 31, 32, 33, 64, 511, n - 1, span, span + 1, span + 32, span + 63, span + 255 } do
+          check_overlap(buf, at + span + 256 + da, at + span + 256 + da - dist, n, cfg.name, big)   -- dst after src
+          check_overlap(buf, at + da, at + da + dist, n, cfg.name, big)   -- dst before src
+        end
+      end
+    end
+  end
+
   function suite.test_few_mib()
     local n = 3 * 1024 * 1024 + 17
     local big = h.long_pattern(n + 2 * GUARD + 8192, 3)

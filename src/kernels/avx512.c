@@ -122,6 +122,33 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill(unsigned char *d, int c, size_
     __asm__ volatile(EVEX_BCAST("ymm16") EVEX_ST("ymm16", "") EVEX_STN("ymm16", "-32")
                      : : [d] "r"(d), [n] "r"(n), [c] "r"(c) : "memory", "xmm16");
 }
+/* n in (512, 1024] where the forward loop may not go: dst inside (src,
+ * src + n), or a few bytes past src modulo a page, whose ascending loads
+ * would wait on the stores just made (4K aliasing: small.h). The loops copy
+ * those backward; here sixteen loads, of the first and the last 512 bytes,
+ * come before the first store, in zmm16-31, as avx512_evex_copy does below
+ * 512, so no load waits on a store of the copy and any overlap is safe
+ * (docs/kernels.md, "Eight to sixteen vectors, loaded first"). */
+AVX512_TARGET AVXBUF_INLINE void avx512_evex_copy_le16v(unsigned char *d, const unsigned char *s, size_t n)
+{
+  __asm__ volatile(EVEX_LD("zmm16", "", "s") EVEX_LD("zmm17", "64", "s")
+                   EVEX_LD("zmm18", "128", "s") EVEX_LD("zmm19", "192", "s")
+                   EVEX_LD("zmm20", "256", "s") EVEX_LD("zmm21", "320", "s")
+                   EVEX_LD("zmm22", "384", "s") EVEX_LD("zmm23", "448", "s")
+                   EVEX_LDN("zmm24", "-512", "s") EVEX_LDN("zmm25", "-448", "s")
+                   EVEX_LDN("zmm26", "-384", "s") EVEX_LDN("zmm27", "-320", "s")
+                   EVEX_LDN("zmm28", "-256", "s") EVEX_LDN("zmm29", "-192", "s")
+                   EVEX_LDN("zmm30", "-128", "s") EVEX_LDN("zmm31", "-64", "s")
+                   EVEX_ST("zmm16", "") EVEX_ST("zmm17", "64") EVEX_ST("zmm18", "128") EVEX_ST("zmm19", "192")
+                   EVEX_ST("zmm20", "256") EVEX_ST("zmm21", "320") EVEX_ST("zmm22", "384") EVEX_ST("zmm23", "448")
+                   EVEX_STN("zmm24", "-512") EVEX_STN("zmm25", "-448")
+                   EVEX_STN("zmm26", "-384") EVEX_STN("zmm27", "-320")
+                   EVEX_STN("zmm28", "-256") EVEX_STN("zmm29", "-192")
+                   EVEX_STN("zmm30", "-128") EVEX_STN("zmm31", "-64")
+                   : : EVEX_OPS : "memory", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22",
+                     "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31");
+}
+
 /* Where the aligned loops of n > 8 vectors start, as an offset from the
  * address a whose accesses they align, and how long a head is stored
  * before them: from the next 64-byte boundary after one head vector, as
@@ -224,6 +251,7 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill_loop(unsigned char *d, int c, 
  * bytes). Registers 16-31 need no vzeroupper. */
 #define KLE8V_CLEAN_FROM 32
 #define KCOPY_FORWARD_CLEAN avx512_evex_copy_forward
+#define KCOPY_LE16V_CLEAN avx512_evex_copy_le16v
 #define KFILL_LOOP_CLEAN avx512_evex_fill_loop
 #endif
 
@@ -234,7 +262,8 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill_loop(unsigned char *d, int c, 
  * take the 32-byte family's loops; the bound comes from the sweeps in
  * docs/kernels.md, "Skew 32". Not those the forward loop takes with its
  * loads aligned (KLOADS_ALIGNED, forward-safe, no page aliasing): their
- * loads do not split. */
+ * loads do not split; nor those KCOPY_LE16V_CLEAN takes, whose loads
+ * wait on no store. */
 #define KCOPY_SKEW32 avx512_256_copy_skew32
 #define KSKEW32_KERNEL avxbuf_k_avx512_256
 #define KSKEW32_UPTO (8 << 10)

@@ -23,6 +23,12 @@
  *   KLOADS_ALIGNED_UPTO, KLOADS_ALIGNED(d, n)   optional, with KCOPY_FORWARD_CLEAN:
  *                         the copies up to that size that its loop takes with the
  *                         loads aligned (they are not handed to KCOPY_SKEW32)
+ *   KCOPY_LE16V_CLEAN     optional, with KCOPY_LE8V_CLEAN and KCOPY_FORWARD_CLEAN:
+ *                         the temporal copies of 8V < n <= 16V that the forward
+ *                         loop may not take (dst inside (src, src + n), or a few
+ *                         bytes past src modulo a page: small.h), every byte
+ *                         loaded before the first store, upper state clean (not
+ *                         handed to KCOPY_SKEW32)
  *   KCOPY_SKEW32, KSKEW32_KERNEL, KSKEW32_UPTO   optional: the temporal copies
  *                         past 8V up to KSKEW32_UPTO with dst - src = 32 mod 64 run
  *                         KCOPY_SKEW32, another family's loops (KSKEW32_KERNEL's
@@ -64,6 +70,15 @@
 #define KLOADS_ALIGNED(d, n) 0
 #elif !defined(KCOPY_FORWARD_CLEAN)
 #error "KLOADS_ALIGNED_UPTO describes KCOPY_FORWARD_CLEAN's loop: define both or neither"
+#endif
+#if defined(KCOPY_LE16V_CLEAN) && !(defined(KCOPY_LE8V_CLEAN) && defined(KCOPY_FORWARD_CLEAN))
+#error "KCOPY_LE16V_CLEAN takes what the clean handlers below and above it leave"
+#endif
+/* The largest copy KCOPY_LE16V_CLEAN takes, 0: none. */
+#ifdef KCOPY_LE16V_CLEAN
+#define KLOADS_FIRST_UPTO (16 * VEC_SIZE)
+#else
+#define KLOADS_FIRST_UPTO 0
 #endif
 
 /* Emulated builds have no hardware to fault on a misaligned aligned store,
@@ -291,11 +306,11 @@ const avxbuf_kernel KCAT(avxbuf_k_, KNAME) = {
 #else
   NULL, 0,
 #endif
-  KLOADS_ALIGNED_UPTO, KFN(_copy_large)
+  KLOADS_ALIGNED_UPTO, KFN(_copy_large), KLOADS_FIRST_UPTO
 };
 const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
   KSTR(KNAME) "_nt", KFN(_nt_copy), KFN(_nt_fill), KFIND, KRFIND, KNEEDS, KLEVEL, 8 * VEC_SIZE, KR_STREAMING,
-  NULL, 0, 0, KFN(_nt_copy_large) };
+  NULL, 0, 0, KFN(_nt_copy_large), 0 };
 
 #undef KNAME
 #undef KTARGET
@@ -322,6 +337,8 @@ const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
 #undef KLE8V_CLEAN_FROM
 #undef KCOPY_FORWARD_CLEAN
 #undef KLOADS_ALIGNED_UPTO
+#undef KLOADS_FIRST_UPTO
+#undef KCOPY_LE16V_CLEAN
 #undef KLOADS_ALIGNED
 #undef KSTREAM_COPY_PAIRS
 #undef KCOPY_SKEW32
