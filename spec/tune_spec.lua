@@ -211,6 +211,12 @@ function TestTune.test_string_window_spans_a_loss_between_larger_wins()
   from, untl, e = tuned_window { [64 * K] = 1.5 }
   lu.assertEquals({ from, untl }, { 0, 0 })
   lu.assertEquals(e.decision, "kept")
+  -- nor do two wins around a larger loss, nor one win that needs a larger
+  -- loss to reach a second
+  from, untl = tuned_window { [32 * K] = 1.05, [64 * K] = 0.5, [128 * K] = 1.05 }
+  lu.assertEquals({ from, untl }, { 0, 0 })
+  from, untl = tuned_window { [32 * K] = 1.05, [64 * K] = 0.5, [128 * K] = 2.0 }
+  lu.assertEquals({ from, untl }, { 0, 0 })
 end
 
 -- The report's printed form: a made-up report, so the text is known.

@@ -103,26 +103,40 @@ local function measure(c, deadline)
 end
 
 -- The string instruction's window from its rows: of the runs of sizes from
--- a win to a win (two wins at least), the one whose gain, summed over the
--- sizes with a verdict (the median log ratios), is largest. A loss between
--- larger wins stays inside: ending the window at any loss cut it at one
--- size whose wins above it were larger (docs/runs/zen5-vm-2026-12-07.md,
--- "The string window past one loss"). A bound moves only across a measured
--- win or loss: where the current window (from, until; from 0: none, until
--- 0: no end) already reaches into the sizes of no verdict between the run
--- and the nearest loss outside it, it keeps them. Returns from and until
--- (0: no end), and the first and last win's indices.
+-- a win to a win (two wins at least) that no end of theirs loses on
+-- balance (the gain summed from either end to any size within is above 0),
+-- the one whose gain, summed over the sizes with a verdict (the median log
+-- ratios), is largest. A loss between larger wins stays inside: ending the
+-- window at any loss cut it at one size whose wins above it were larger
+-- (docs/runs/zen5-vm-2026-12-07.md, "The string window past one loss"); a
+-- win that a larger loss beside it outweighs is no reason to take that
+-- loss. A bound moves only across a measured win or loss: where the
+-- current window (from, until; from 0: none, until 0: no end) already
+-- reaches into the sizes of no verdict between the run and the nearest
+-- loss outside it, it keeps them. Returns from and until (0: no end), and
+-- the first and last win's indices.
 local function string_window(r, cur_from, cur_until)
   local v, n = r.verdict, #r.sizes
+  local function gain(a, b)
+    local g = 0
+    for k = a, b do if v[k] ~= 0 then g = g + r.d[k] end end
+    return g
+  end
+  local function ends_win(a, b)
+    for k = a, b - 1 do
+      if gain(a, k) <= 0 or gain(k + 1, b) <= 0 then return false end
+    end
+    return true
+  end
   local best
   for a = 1, n do
     if v[a] == 1 then
-      local gain, wins = 0, 0
+      local wins = 0
       for b = a, n do
-        if v[b] ~= 0 then gain = gain + r.d[b] end
         if v[b] == 1 then
           wins = wins + 1
-          if wins >= 2 and (not best or gain > best.gain) then best = { a = a, b = b, gain = gain } end
+          local g = gain(a, b)
+          if wins >= 2 and (not best or g > best.gain) and ends_win(a, b) then best = { a = a, b = b, gain = g } end
         end
       end
     end

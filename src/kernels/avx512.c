@@ -53,8 +53,8 @@ AVX512_TARGET_256 AVXBUF_KERNEL_ALIGN __attribute__((noinline)) static void avx5
 }
 
 #if !defined(AVXBUF_EMULATE_AVX512) && defined(__x86_64__)   /* 32-bit code has no zmm16-31 */
-/* The 512-bit family's temporal moves from 33 B up (all but backward
- * copies), in zmm16-27 (ymm16-17 up to 64 B), as glibc's evex and avx512
+/* The 512-bit family's temporal moves from 33 B up (all but the backward
+ * loop's), in zmm16-31 (ymm16-17 up to 64 B), as glibc's evex and avx512
  * variants move them: vzeroupper
  * does not touch registers 16-31 and SSE code cannot name them, so these
  * paths need no vzeroupper (Intel SDM, VZEROUPPER), which at these sizes

@@ -41,7 +41,8 @@
  *             so overlap needs no special case);
  *   n <= 16V  disjoint copies that do not alias a page: two overlapping
  *             eight-vector moves (the loop's head, tail and exit cost more
- *             there: docs/kernels.md);
+ *             there: docs/kernels.md); with KCOPY_LE16V_CLEAN, those the
+ *             forward loop may not take load all 16 vectors first;
  *   larger    a 4V-unrolled loop with aligned stores, forward, or backward
  *             when dst lies inside (src, src + n); head and tail vectors are
  *             loaded first and stored last, unaligned (avx512.c's own
