@@ -73,8 +73,7 @@ end
 -- Copies a kernel hands to another (avxbuf.kernels()'s skew32: dst - src 32
 -- mod 64, more than 8 vectors up to a bound, but for those its loop takes
 -- with the loads aligned: up to loads_aligned_upto with dst off a line,
--- forward-safe and not aliasing a page; and for those it loads first: up to
--- loads_first_upto, overlapping or aliasing a page) run that kernel's code, so its row
+-- forward-safe and not aliasing a page) run that kernel's code, so its row
 -- stands for them. In csweep's cells dst - src is 2048 plus the offsets'
 -- difference (disjoint, no page aliasing), or the distance modulo 4096
 -- where one is given: of those only 32 is skew 32, and it aliases a page.
@@ -83,7 +82,7 @@ for _, k in ipairs(avxbuf.kernels()) do
   -- (8 vectors of vector_bits / 8 bytes: vector_bits bytes)
   if k.skew32 then
     skew32[k.name] = { kernel = k.skew32.kernel, from = k.vector_bits + 1, upto = k.skew32.upto,
-                       loads_aligned_upto = k.loads_aligned_upto or 0, loads_first_upto = k.loads_first_upto or 0 }
+                       loads_aligned_upto = k.loads_aligned_upto or 0 }
   end
 end
 
@@ -100,7 +99,6 @@ local function skewed_row(k, c)
   local s = skew32[k]
   if not s or c.op ~= "copy" or c.size < s.from or c.size > s.upto then return nil end
   if c.distance_mod_4096 < 0 and c.dst_offset % 64 ~= 0 and c.size <= s.loads_aligned_upto then return nil end
-  if c.distance_mod_4096 >= 0 and c.size <= s.loads_first_upto then return nil end
   local diff = c.distance_mod_4096 >= 0 and c.distance_mod_4096 or c.dst_offset - c.src_offset
   return diff % 64 == 32 and s.kernel or nil
 end

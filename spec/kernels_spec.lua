@@ -170,9 +170,9 @@ local function kernel_suite(cfg)
 
   -- Copies of 513 B-1 KiB that a forward loop may not take: dst after src
   -- and overlapping it, or a few bytes past it modulo a page, which the
-  -- 512-bit family makes with every byte loaded before the first store
-  -- (loads_first_upto); at destinations on and off a line, both ways, every
-  -- byte of the buffer checked, the guards included.
+  -- 512-bit family makes with every byte loaded before the first store (but
+  -- at skew 32); at destinations on and off a line, both ways, every byte
+  -- of the buffer checked, the guards included.
   function suite.test_overlapping_and_aliasing_to_16_vectors()
     local span = 2 * 4096
     local big = h.long_pattern(2 * GUARD + 2 * span + 2048, 9)

@@ -127,8 +127,11 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill(unsigned char *d, int c, size_
  * would wait on the stores just made (4K aliasing: small.h). The loops copy
  * those backward; here sixteen loads, of the first and the last 512 bytes,
  * come before the first store, in zmm16-31, as avx512_evex_copy does below
- * 512, so no load waits on a store of the copy and any overlap is safe
- * (docs/kernels.md, "Eight to sixteen vectors, loaded first"). */
+ * 512, so no load waits on a store of the copy and any overlap is safe.
+ * Not the skew-32 ones, which still go to the 32-byte loops: loaded first,
+ * every one of their loads splits, and at a distance of 32 mod 4096 some
+ * processes ran them at half the speed (docs/kernels.md, "Eight to sixteen
+ * vectors, loaded first"). */
 AVX512_TARGET AVXBUF_INLINE void avx512_evex_copy_le16v(unsigned char *d, const unsigned char *s, size_t n)
 {
   __asm__ volatile(EVEX_LD("zmm16", "", "s") EVEX_LD("zmm17", "64", "s")
@@ -262,8 +265,7 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill_loop(unsigned char *d, int c, 
  * take the 32-byte family's loops; the bound comes from the sweeps in
  * docs/kernels.md, "Skew 32". Not those the forward loop takes with its
  * loads aligned (KLOADS_ALIGNED, forward-safe, no page aliasing): their
- * loads do not split; nor those KCOPY_LE16V_CLEAN takes, whose loads
- * wait on no store. */
+ * loads do not split. */
 #define KCOPY_SKEW32 avx512_256_copy_skew32
 #define KSKEW32_KERNEL avxbuf_k_avx512_256
 #define KSKEW32_UPTO (8 << 10)

@@ -23,7 +23,7 @@ AVXBUF_KERNEL_ALIGN static void rep_stosb_fill(void *d, int c, size_t n)
 /* Each serves one operation; the other slots are libc's, so that every
  * kernel is complete. */
 const avxbuf_kernel avxbuf_k_rep_movsb = { "rep_movsb", rep_movsb_copy, avxbuf_libc_fill, avxbuf_libc_find,
-  avxbuf_libc_rfind, AVXBUF_FEATURE(F_ERMS), -1, 0, KR_STRING_COPY, NULL, 0, 0, NULL, 0 };
+  avxbuf_libc_rfind, AVXBUF_FEATURE(F_ERMS), -1, 0, KR_STRING_COPY, NULL, 0, 0, NULL };
 const avxbuf_kernel avxbuf_k_rep_stosb = { "rep_stosb", avxbuf_libc_copy, rep_stosb_fill, avxbuf_libc_find,
-  avxbuf_libc_rfind, AVXBUF_FEATURE(F_ERMS), -1, 0, KR_STRING_FILL, NULL, 0, 0, NULL, 0 };
+  avxbuf_libc_rfind, AVXBUF_FEATURE(F_ERMS), -1, 0, KR_STRING_FILL, NULL, 0, 0, NULL };
 #endif /* AVXBUF_X86 */

@@ -56,8 +56,7 @@ typedef struct avxbuf_kernel {
   avxbuf_kernel_role role;
   /* Copies of more than 8 vectors up to skew32_upto bytes whose dst - src
    * is 32 mod 64 run this other kernel's loops, past its entry (avx512.c
-   * says why), but for those of loads_aligned_upto and loads_first_upto;
-   * NULL: none. */
+   * says why), but for those of loads_aligned_upto; NULL: none. */
   const struct avxbuf_kernel *skew32;
   size_t skew32_upto;
   /* Copies of more than 8 vectors up to this size whose dst is off a 64-byte
@@ -69,12 +68,6 @@ typedef struct avxbuf_kernel {
    * the entry's tests for smaller sizes, which dispatch's way for them has
    * made (dispatch.c); copy itself where NULL. */
   avxbuf_copy_fn copy_large;
-  /* Copies of more than 8 vectors up to this size that a forward loop may
-   * not take (dst inside (src, src + n), or a few bytes past src modulo a
-   * page: small.h's forward_safe and aliasing_4k) load every byte before
-   * their first store, with no loop (avx512.c says why), and are not handed
-   * to skew32; 0: none. */
-  size_t loads_first_upto;
 } avxbuf_kernel;
 
 /* Above every size class a vector family's copy tests for (8 and 16

@@ -34,4 +34,4 @@ AVXBUF_KERNEL_ALIGN const unsigned char *avxbuf_libc_rfind(const unsigned char *
 }
 
 const avxbuf_kernel avxbuf_k_libc = {
-  "libc", avxbuf_libc_copy, avxbuf_libc_fill, avxbuf_libc_find, avxbuf_libc_rfind, 0, -1, -1, KR_LIBC, NULL, 0, 0, NULL, 0 };
+  "libc", avxbuf_libc_copy, avxbuf_libc_fill, avxbuf_libc_find, avxbuf_libc_rfind, 0, -1, -1, KR_LIBC, NULL, 0, 0, NULL };

@@ -26,9 +26,9 @@
  *   KCOPY_LE16V_CLEAN     optional, with KCOPY_LE8V_CLEAN and KCOPY_FORWARD_CLEAN:
  *                         the temporal copies of 8V < n <= 16V that the forward
  *                         loop may not take (dst inside (src, src + n), or a few
- *                         bytes past src modulo a page: small.h), every byte
- *                         loaded before the first store, upper state clean (not
- *                         handed to KCOPY_SKEW32)
+ *                         bytes past src modulo a page: small.h) but those with
+ *                         dst - src = 32 mod 64, every byte loaded before the
+ *                         first store, upper state clean
  *   KCOPY_SKEW32, KSKEW32_KERNEL, KSKEW32_UPTO   optional: the temporal copies
  *                         past 8V up to KSKEW32_UPTO with dst - src = 32 mod 64 run
  *                         KCOPY_SKEW32, another family's loops (KSKEW32_KERNEL's
@@ -42,7 +42,7 @@
  *   n <= 16V  disjoint copies that do not alias a page: two overlapping
  *             eight-vector moves (the loop's head, tail and exit cost more
  *             there: docs/kernels.md); with KCOPY_LE16V_CLEAN, those the
- *             forward loop may not take load all 16 vectors first;
+ *             forward loop may not take, but skew 32, load all 16 vectors first;
  *   larger    a 4V-unrolled loop with aligned stores, forward, or backward
  *             when dst lies inside (src, src + n); head and tail vectors are
  *             loaded first and stored last, unaligned (avx512.c's own
@@ -74,12 +74,6 @@
 #endif
 #if defined(KCOPY_LE16V_CLEAN) && !(defined(KCOPY_LE8V_CLEAN) && defined(KCOPY_FORWARD_CLEAN))
 #error "KCOPY_LE16V_CLEAN takes what the clean handlers below and above it leave"
-#endif
-/* The largest copy KCOPY_LE16V_CLEAN takes, 0: none. */
-#ifdef KCOPY_LE16V_CLEAN
-#define KLOADS_FIRST_UPTO (16 * VEC_SIZE)
-#else
-#define KLOADS_FIRST_UPTO 0
 #endif
 
 /* Emulated builds have no hardware to fault on a misaligned aligned store,
@@ -307,11 +301,11 @@ const avxbuf_kernel KCAT(avxbuf_k_, KNAME) = {
 #else
   NULL, 0,
 #endif
-  KLOADS_ALIGNED_UPTO, KFN(_copy_large), KLOADS_FIRST_UPTO
+  KLOADS_ALIGNED_UPTO, KFN(_copy_large)
 };
 const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
   KSTR(KNAME) "_nt", KFN(_nt_copy), KFN(_nt_fill), KFIND, KRFIND, KNEEDS, KLEVEL, 8 * VEC_SIZE, KR_STREAMING,
-  NULL, 0, 0, KFN(_nt_copy_large), 0 };
+  NULL, 0, 0, KFN(_nt_copy_large) };
 
 #undef KNAME
 #undef KTARGET
@@ -338,7 +332,6 @@ const avxbuf_kernel KCAT(avxbuf_k_, KFN(_nt)) = {
 #undef KLE8V_CLEAN_FROM
 #undef KCOPY_FORWARD_CLEAN
 #undef KLOADS_ALIGNED_UPTO
-#undef KLOADS_FIRST_UPTO
 #undef KCOPY_LE16V_CLEAN
 #undef KLOADS_ALIGNED
 #undef KSTREAM_COPY_PAIRS

@@ -43,7 +43,7 @@ static int l_kernel(lua_State *L)
 /* avxbuf.kernels(): every kernel in this binary, what its code may execute
  * (make audit checks the compiled instructions against these fields),
  * whether this CPU and OS can run it, which copies it hands to another
- * kernel (skew32) and which it copies with the loads aligned or first. */
+ * kernel (skew32) and which it copies with the loads aligned. */
 static int l_kernels(lua_State *L)
 {
   static const char *const roles[] = {
@@ -92,10 +92,6 @@ static int l_kernels(lua_State *L)
     if (k->loads_aligned_upto) {   /* its forward loop's own exception (src/kernels/kernels.h) */
       lua_pushinteger(L, (lua_Integer)k->loads_aligned_upto);
       lua_setfield(L, -2, "loads_aligned_upto");
-    }
-    if (k->loads_first_upto) {   /* the copies it makes with no loop (the same) */
-      lua_pushinteger(L, (lua_Integer)k->loads_first_upto);
-      lua_setfield(L, -2, "loads_first_upto");
     }
     lua_rawseti(L, -2, i + 1);
   }
