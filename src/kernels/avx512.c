@@ -129,7 +129,7 @@ AVX512_TARGET AVXBUF_INLINE void avx512_evex_fill(unsigned char *d, int c, size_
  * come before the first store, in zmm16-31, as avx512_evex_copy does below
  * 512, so no load waits on a store of the copy and any overlap is safe.
  * Not the skew-32 ones, which still go to the 32-byte loops: loaded first,
- * every one of their loads splits, and at a distance of 32 mod 4096 some
+ * their loads or their stores split, and at a distance of 32 mod 4096 some
  * processes ran them at half the speed (docs/kernels.md, "Eight to sixteen
  * vectors, loaded first"). */
 AVX512_TARGET AVXBUF_INLINE void avx512_evex_copy_le16v(unsigned char *d, const unsigned char *s, size_t n)

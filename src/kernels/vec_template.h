@@ -26,8 +26,8 @@
  *   KCOPY_LE16V_CLEAN     optional, with KCOPY_LE8V_CLEAN and KCOPY_FORWARD_CLEAN:
  *                         the temporal copies of 8V < n <= 16V that the forward
  *                         loop may not take (dst inside (src, src + n), or a few
- *                         bytes past src modulo a page: small.h) but those with
- *                         dst - src = 32 mod 64, every byte loaded before the
+ *                         bytes past src modulo a page: small.h) but those
+ *                         KCOPY_SKEW32 takes, every byte loaded before the
  *                         first store, upper state clean
  *   KCOPY_SKEW32, KSKEW32_KERNEL, KSKEW32_UPTO   optional: the temporal copies
  *                         past 8V up to KSKEW32_UPTO with dst - src = 32 mod 64 run

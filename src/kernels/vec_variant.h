@@ -88,12 +88,14 @@ KTARGET AVXBUF_KERNEL_ALIGN static void KV(_copy)(void *dst, const void *src, si
   if (__builtin_expect(n - KLE8V_CLEAN_FROM <= 8 * VEC_SIZE - KLE8V_CLEAN_FROM, 1)) { KCOPY_LE8V_CLEAN(d, s, n); return; }
 #endif
   if (n <= KCLEAN_MAX) { KCOPY_CLEAN(d, s, n); return; }
-#if !KSTREAM && defined(KCOPY_LE16V_CLEAN)   /* past 8V: those the forward loop may not take, but skew 32 */
-  if (n <= 16 * VEC_SIZE && !KV_FORWARD(d, s, n)
-#ifdef KV_SKEWED
-      && !KV_SKEWED(d, s, n)
+#if !KSTREAM && defined(KCOPY_LE16V_CLEAN)   /* past 8V: those the forward loop may not take */
+  if (n <= 16 * VEC_SIZE && !KV_FORWARD(d, s, n)) {
+#ifdef KV_SKEWED   /* (handed off from here: _copy_gt8v would test these again) */
+    if (KV_SKEWED(d, s, n)) { KCOPY_SKEW32(d, s, n); return; }
 #endif
-     ) { KCOPY_LE16V_CLEAN(d, s, n); return; }
+    KCOPY_LE16V_CLEAN(d, s, n);
+    return;
+  }
 #endif
   if (n > 8 * VEC_SIZE) { KV(_copy_gt8v)(d, s, n); return; }
   KFN(_copy_le8v)(d, s, n);
