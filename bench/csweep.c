@@ -94,7 +94,7 @@ TIMED_LOOPS(libc, v_memmove(d, s, n), v_memset(d, byte, n), v_memmem(s, n, needl
  * twin, the same loops reading the twin state's copy of the plan. */
 #define DISPATCH_LOOPS(name, st) \
   TIMED_LOOPS(name, avxbuf_copy(&st.plan, d, s, n, OV_NONE), avxbuf_fill(&st.plan, d, byte, n), \
-              avxbuf_pick_find(&st.plan, n)->find(s, n, needle, NEEDLE))
+              avxbuf_find_of(&st.plan, n, 0)(s, n, needle, NEEDLE))
 DISPATCH_LOOPS(default, state)
 DISPATCH_LOOPS(twin, twin)
 TIMED_LOOPS(kernel, v_copy(d, s, n), v_fill(d, byte, n), v_find(s, n, needle, NEEDLE))

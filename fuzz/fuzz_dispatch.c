@@ -1,5 +1,5 @@
 /* libFuzzer: the dispatching entry points every caller uses, avxbuf_copy and
- * avxbuf_fill (dispatch.h), and the searches avxbuf_pick_find gives
+ * avxbuf_fill (dispatch.h), and the searches avxbuf_find_of gives
  * buf:find and buf:rfind, against a byte-wise reference: their inline
  * moves up to 16 bytes, the small kernel called through the plan, and the
  * picks above it (fuzz_kernels.c calls the picked kernel itself, past the
@@ -75,8 +75,7 @@ static void search(const avxbuf_plan *p, int reverse, const unsigned char *hay, 
       if (!reverse) break;
     }
   }
-  const avxbuf_kernel *k = avxbuf_pick_find(p, n);
-  const unsigned char *got = reverse ? k->rfind(h, n, nd, m) : k->find(h, n, nd, m);
+  const unsigned char *got = avxbuf_find_of(p, n, reverse)(h, n, nd, m);
   free(h);
   free(nd);
   if (got != want) abort();
@@ -163,6 +162,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!copy && !copies_differ(p, lo, hi)) abort();
     if (!fill && !fills_differ(p, lo, hi)) abort();
   }
+  /* The search's functions are the pick's, either side of wide_from too. */
+  size_t found_at[] = { 1, p->wide_from - (p->wide_from > 1), p->wide_from, (size_t)h[H_N] << 8 };
+  for (int reverse = 0; reverse <= 1; reverse++)
+    for (size_t i = 0; i < sizeof found_at / sizeof found_at[0]; i++) {
+      const avxbuf_kernel *k = avxbuf_pick_find(p, found_at[i]);
+      if (avxbuf_find_of(p, found_at[i], reverse) != (reverse ? k->rfind : k->find)) abort();
+    }
 
   uint8_t op = h[H_OP];
   size_t n = op & F_SMALL ? h[H_N] % (SMALL_MAX + 17) : (size_t)(h[H_N] << 8 | h[H_N2]) % (MAX_N + 1);

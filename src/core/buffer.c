@@ -81,6 +81,5 @@ const unsigned char *buffer_search(const avxbuf_plan *p, const buffer *b, size_t
                                    const unsigned char *needle, size_t m, int reverse)
 {
   if (m > n) return NULL;
-  const avxbuf_kernel *k = avxbuf_pick_find(p, n);
-  return (reverse ? k->rfind : k->find)(b->data + off, n, needle, m);
+  return avxbuf_find_of(p, n, reverse)(b->data + off, n, needle, m);
 }

@@ -226,6 +226,10 @@ static avxbuf_fill_fn fill_way(const avxbuf_plan *p, size_t lo, size_t hi)
  * split plan"). */
 static void plan_ways(avxbuf_plan *p)
 {
+  p->find_narrow_fn = p->copy_narrow.k->find;
+  p->find_wide_fn = p->copy_wide.k->find;
+  p->rfind_narrow_fn = p->copy_narrow.k->rfind;
+  p->rfind_wide_fn = p->copy_wide.k->rfind;
   p->copy_call_fn = copy_way(p, AVXBUF_CALL_MIN, AVXBUF_CALL_MAX);
   p->fill_call_fn = fill_way(p, AVXBUF_CALL_MIN, AVXBUF_CALL_MAX);
   p->copy_mid_fn = copy_way(p, AVXBUF_CALL_MAX + 1, AVXBUF_MID_MAX);

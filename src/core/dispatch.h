@@ -118,6 +118,11 @@ typedef struct avxbuf_plan {
    * there (the same file). */
   avxbuf_copy_fn copy_class_fn[AVXBUF_CLASSES];
   avxbuf_fill_fn fill_class_fn[AVXBUF_CLASSES];
+  /* avxbuf_pick_find's kernels' functions below and from wide_from, so
+   * that a search's way to its call loads one function of the plan, as a
+   * copy's does, not the pick's chain through family and kernel. */
+  avxbuf_find_fn find_narrow_fn, find_wide_fn;
+  avxbuf_rfind_fn rfind_narrow_fn, rfind_wide_fn;
 } avxbuf_plan;
 
 typedef struct avxbuf_state {
@@ -191,6 +196,14 @@ static inline const avxbuf_kernel *avxbuf_pick_fill(const avxbuf_plan *p, size_t
 static inline const avxbuf_kernel *avxbuf_pick_find(const avxbuf_plan *p, size_t n)
 {
   return (n >= p->wide_from ? &p->copy_wide : &p->copy_narrow)->k;
+}
+
+/* The search function of avxbuf_pick_find's kernel (reverse: from the
+ * end), read from the plan's own fields (avxbuf_plan). */
+static inline avxbuf_find_fn avxbuf_find_of(const avxbuf_plan *p, size_t n, int reverse)
+{
+  if (reverse) return n >= p->wide_from ? p->rfind_wide_fn : p->rfind_narrow_fn;
+  return n >= p->wide_from ? p->find_wide_fn : p->find_narrow_fn;
 }
 
 /* An operation of n bytes with the kernel the plan picks: an inline fast
