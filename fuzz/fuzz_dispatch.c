@@ -162,7 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!copy && !copies_differ(p, lo, hi)) abort();
     if (!fill && !fills_differ(p, lo, hi)) abort();
   }
-  /* The search's functions are the pick's, either side of wide_from too. */
+  /* The search's functions are the pick's, at the size below the split and at the split too. */
   size_t found_at[] = { 1, p->wide_from - (p->wide_from > 1), p->wide_from, (size_t)h[H_N] << 8 };
   for (int reverse = 0; reverse <= 1; reverse++)
     for (size_t i = 0; i < sizeof found_at / sizeof found_at[0]; i++) {

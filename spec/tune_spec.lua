@@ -128,7 +128,7 @@ function TestTune.test_tune_reports_and_changes_nothing_itself()
       end
       lu.assertNotEquals(below, 1, e.name .. ": a size it won lies below its window, from " .. from .. " B")
       lu.assertEquals(after, 1, e.name .. ": its window, from " .. from .. " B, starts in no run of wins")
-      lu.assertEquals(avxbuf.kernel(e.op, from), h.string_kernel(e.op == "zero" and "fill" or e.op), e.name)
+      lu.assertEquals(avxbuf.kernel(e.op, from), h.string_kernel(e.op), e.name)
     end
   end
   for _, e in ipairs(report) do
@@ -156,36 +156,46 @@ function TestTune.test_tune_reports_and_changes_nothing_itself()
   end
 end
 
--- The string window tune opens, from made-up timings: avxbuf.measure stands
--- in for the clock, the string kernel at each size the given ratio of the
--- vector kernel's speed, every other candidate even. From a window of none
--- (rep_movsb_threshold=0, no stop), so no current bound is kept.
-local function tuned_window(ratios)
-  if not (h.X86 and avxbuf.cpu().features.erms) then lu.skip("no rep movsb on this CPU") end
-  local string_copy = h.string_kernel("copy")
+-- tune with made-up timings: avxbuf.measure stands in for the clock, the
+-- last kernel of each measurement (the candidate) at ratio(t, name) times
+-- the speed of the others. From no window for the string step named step
+-- (its threshold 0, no stop), so no current bound is kept. -> the settings
+-- and that step's report entry, measured.
+local function tuned_string(step, ratio)
+  if not (h.X86 and avxbuf.cpu().features.erms) then lu.skip("no string instructions on this CPU") end
   local measure = avxbuf.measure
   avxbuf.measure = function(t)
     local r = {}
     for k, name in ipairs(t.kernels) do
       r[k] = {}
-      local ratio = (t.op == "copy" and name == string_copy and k == #t.kernels) and ratios[t.size] or 1
-      for round = 1, t.rounds do r[k][round] = 1e-6 * t.size / 4096 / ratio end
+      local q = k == #t.kernels and ratio(t, name) or 1
+      for round = 1, t.rounds do r[k][round] = 1e-6 * t.size / 4096 / q end
     end
     return r
   end
-  h.use { rep_movsb_threshold = 0, rep_movsb_stop_threshold = 0 }
+  h.use { [step .. "_threshold"] = 0, [step .. "_stop_threshold"] = 0 }
   -- (a budget of which the licence probe's quarter pays for none of its rounds)
   local ok, settings, report = pcall(avxbuf.tune, 0.3)
   avxbuf.measure = measure
   avxbuf.reset()
   assert(ok, settings)
   for _, e in ipairs(report) do
-    if e.name == "rep_movsb" then
+    if e.name == step then
       lu.assertNil(e.why:match("not measured"), e.why)
-      return settings.rep_movsb_threshold, settings.rep_movsb_stop_threshold, e
+      return settings, e
     end
   end
-  lu.fail("no rep_movsb step in the report")
+  lu.fail("no " .. step .. " step in the report")
+end
+
+-- The window rep movsb gets where it runs at ratios[size] of the vector
+-- copy's speed (1 where none is given).
+local function tuned_window(ratios)
+  local string_copy = h.string_kernel("copy")
+  local settings, e = tuned_string("rep_movsb", function(t, name)
+    return t.op == "copy" and name == string_copy and ratios[t.size] or 1
+  end)
+  return settings.rep_movsb_threshold, settings.rep_movsb_stop_threshold, e
 end
 
 function TestTune.test_string_window_spans_a_loss_between_larger_wins()
@@ -220,38 +230,19 @@ function TestTune.test_string_window_spans_a_loss_between_larger_wins()
 end
 
 -- rep stosb's window is judged on a fill of a byte other than 0, as the
--- default's own measurement is (src/core/measured.c): AMD cores stream
--- zeros fast, so rep stosb zeroing where it streams can win while a fill
--- runs at half the vector loop's speed, and the window serves both. Made-up
--- timings, rep stosb faster at zero and slower at fill, from no window.
+-- default's own measurement is (src/core/measured.c says why), and it
+-- serves zero and fill alike: made-up timings in which rep stosb wins at
+-- zero and loses at fill open none.
 function TestTune.test_rep_stosb_is_judged_on_a_fill()
-  if not (h.X86 and avxbuf.cpu().features.erms) then lu.skip("no rep stosb on this CPU") end
   local string_fill = h.string_kernel("fill")
-  local measure = avxbuf.measure
-  avxbuf.measure = function(t)
-    local r = {}
-    for k, name in ipairs(t.kernels) do
-      r[k] = {}
-      local ratio = (name == string_fill and k == #t.kernels) and (t.op == "zero" and 1.5 or 0.5) or 1
-      for round = 1, t.rounds do r[k][round] = 1e-6 * t.size / 4096 / ratio end
-    end
-    return r
-  end
-  h.use { rep_stosb_threshold = 0, rep_stosb_stop_threshold = 0 }
-  local ok, settings, report = pcall(avxbuf.tune, 0.3)
-  avxbuf.measure = measure
-  avxbuf.reset()
-  assert(ok, settings)
-  for _, e in ipairs(report) do
-    if e.name == "rep_stosb" then
-      lu.assertNil(e.why:match("not measured"), e.why)
-      lu.assertEquals(e.decision, "kept", e.why)
-      lu.assertEquals(settings.rep_stosb_threshold, 0)
-      lu.assertEquals(e.op, "fill")
-      return
-    end
-  end
-  lu.fail("no rep_stosb step in the report")
+  local settings, e = tuned_string("rep_stosb", function(t, name)
+    return name == string_fill and (t.op == "zero" and 1.5 or 0.5) or 1
+  end)
+  lu.assertEquals(e.op, "fill")
+  lu.assertEquals(e.kernels[#e.kernels], string_fill)
+  for i, v in ipairs(e.verdict) do lu.assertEquals(v, -1, "a loss at " .. e.sizes[i] .. " B") end
+  lu.assertEquals(e.decision, "kept", e.why)
+  lu.assertEquals(settings.rep_stosb_threshold, 0)
 end
 
 -- The report's printed form: a made-up report, so the text is known.

@@ -223,7 +223,7 @@ static avxbuf_fill_fn fill_way(const avxbuf_plan *p, size_t lo, size_t hi)
  * below 2 KiB has one kernel for every size of the second one-load way,
  * and through the size classes instead its copies there ran slower than
  * that kernel's own row (docs/runs/zen5-vm-2026-12-07.md, "The ways of a
- * split plan"). */
+ * split plan"). And the search's functions either side of the split. */
 static void plan_ways(avxbuf_plan *p)
 {
   p->find_narrow_fn = p->copy_narrow.k->find;

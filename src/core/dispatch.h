@@ -119,8 +119,8 @@ typedef struct avxbuf_plan {
   avxbuf_copy_fn copy_class_fn[AVXBUF_CLASSES];
   avxbuf_fill_fn fill_class_fn[AVXBUF_CLASSES];
   /* avxbuf_pick_find's kernels' functions below and from wide_from, so
-   * that a search's way to its call loads one function of the plan, as a
-   * copy's does, not the pick's chain through family and kernel. */
+   * that no load on a search's way to its call waits on another, as on a
+   * copy's; the pick's chain through family and kernel did. */
   avxbuf_find_fn find_narrow_fn, find_wide_fn;
   avxbuf_rfind_fn rfind_narrow_fn, rfind_wide_fn;
 } avxbuf_plan;
