@@ -190,6 +190,15 @@ local function lasting_win(r)
   end
 end
 
+-- Whether the candidate loses at a size the window from `from` to `untl`
+-- (0: no end) runs it at.
+local function loses_within(r, from, untl)
+  for i, n in ipairs(r.sizes) do
+    if r.verdict[i] == -1 and n >= from and (untl == 0 or n < untl) then return true end
+  end
+  return false
+end
+
 -- The step that moves a string instruction's window (its `threshold` and
 -- `stop_threshold` knobs) to where it wins, from 2 KiB to 4 MiB.
 local function string_step(name, op, kind, what)
@@ -210,9 +219,11 @@ local function string_step(name, op, kind, what)
         return string.format("%s: from %s to %s", said, fmt_size(from), untl == 0 and "no end" or fmt_size(untl)),
                "moved"
       end
-      if cfg[knob] > 0 and any(r.verdict, -1) and not any(r.verdict, 1) then
+      -- closed only for a loss where it runs: a loss outside the window
+      -- says nothing of the sizes in it
+      if cur_from > 0 and loses_within(r, cur_from, cfg[stop]) and not any(r.verdict, 1) then
         set[knob], set[stop] = 0, 0
-        return what .. " never faster, slower at some sizes: never", "moved"
+        return what .. " never faster, slower where it ran: never", "moved"
       end
       return "no run of sizes where " .. what .. " is faster beyond the noise", "kept"
     end,
