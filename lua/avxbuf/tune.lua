@@ -163,15 +163,20 @@ local function any(v, x, from, to)
   return false
 end
 
+-- Whether the candidate loses at a size the window from `from` to `untl`
+-- (0: no end) runs it at.
+local function loses_within(r, from, untl)
+  for i, n in ipairs(r.sizes) do
+    if r.verdict[i] == -1 and n >= from and (untl == 0 or n < untl) then return true end
+  end
+  return false
+end
+
 -- Whether streaming loses where the threshold cur (0: never) has it run:
 -- at a size measured from cur on, and wins at none (a loss below cur is
 -- where it does not run).
 local function loses_from(r, cur)
-  if cur == 0 or any(r.verdict, 1) then return false end
-  for i, n in ipairs(r.sizes) do
-    if n >= cur then return any(r.verdict, -1, i) end
-  end
-  return false
+  return cur ~= 0 and not any(r.verdict, 1) and loses_within(r, cur, 0)
 end
 
 -- The first size from which the candidate wins, at the next size too (or
@@ -188,15 +193,6 @@ local function lasting_win(r)
       if not slower then return i end
     end
   end
-end
-
--- Whether the candidate loses at a size the window from `from` to `untl`
--- (0: no end) runs it at.
-local function loses_within(r, from, untl)
-  for i, n in ipairs(r.sizes) do
-    if r.verdict[i] == -1 and n >= from and (untl == 0 or n < untl) then return true end
-  end
-  return false
 end
 
 -- The step that moves a string instruction's window (its `threshold` and
